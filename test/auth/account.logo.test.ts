@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ok } from '../helpers/billing.ts';
 import { fetchInvoicePdf, issuedInvoice } from '../helpers/invoices.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { renderPdf } from '../invoicing/pdf.fixtures.ts';
 import { ACCEPTED_PNGS, chunk, craftPng } from './logo.fixtures.ts';
 
@@ -13,13 +13,7 @@ import { ACCEPTED_PNGS, chunk, craftPng } from './logo.fixtures.ts';
  * unless it decodes, and every kind accepted is drawn in a real invoice PDF. pdfkit's own PNG reader, which throws
  * where nothing can catch it and ends the process, never sees the file.
  */
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService();
-});
-afterAll(async () => {
-  await t.close();
-});
+const t = useTestService();
 
 const putLogo = (as: TestAccount, image: Buffer) =>
   as.request('PUT', '/v1/account', { body: { LegalName: 'Logo Ltd', Logo: image.toString('base64') } });

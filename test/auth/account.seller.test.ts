@@ -1,19 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { killAll, runCli } from '../helpers/cli.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { pngLogo } from '../invoicing/pdf.fixtures.ts';
 
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService();
-});
+const t = useTestService();
 afterAll(async () => {
   await killAll();
-  await t.close();
 });
 
 const SELLER = {

@@ -1,24 +1,17 @@
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { revokeApiKey } from '../../src/modules/auth/index.ts';
 import { runCli } from '../helpers/cli.ts';
 import { accountContext } from '../helpers/context.ts';
-import { dialect, startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
+import { dialect } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 
 // Key lookups kept in the server's process (src/modules/auth/credentialsCache.ts): whatever the cache holds, a
 // revoked key and a changed account are seen as they now are, by this process at once, and by the others at once
 // on SQLite (any commit empties the cache) and once PostgreSQL has told them.
 describe('API keys and accounts seen by a server that keeps its key lookups', () => {
-  let t: TestService;
-
-  beforeAll(async () => {
-    t = await startTestService();
-  });
-  afterAll(async () => {
-    await t?.close();
-  });
+  const t = useTestService();
 
   async function newKey(): Promise<{ keyID: number; apiKey: string }> {
     const made = await runCli(['key', 'create', '--account', String(t.accountId), '--json'], t.env, 60_000);

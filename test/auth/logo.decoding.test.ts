@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ok } from '../helpers/billing.ts';
 import { fetchInvoicePdf, issuedInvoice } from '../helpers/invoices.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
-import { startSmtpReceiver } from '../helpers/smtp.ts';
+import type { TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { extractImages } from '../invoicing/pdf.fixtures.ts';
 import { encodePng, expectedRgba } from './logo.fixtures.ts';
 import type { PngPicture } from './logo.fixtures.ts';
@@ -14,16 +13,7 @@ import type { PngPicture } from './logo.fixtures.ts';
  * 8×8 in every colour type, and mutated files, go through upload and the invoice PDF; each is refused with a 422
  * naming Logo or drawn pixel for pixel, and the service keeps serving (docs/spec-decisions.md, "The logo").
  */
-let t: TestService;
-let smtp: Awaited<ReturnType<typeof startSmtpReceiver>>;
-beforeAll(async () => {
-  smtp = await startSmtpReceiver();
-  t = await startTestService({ smtpUrl: smtp.url });
-});
-afterAll(async () => {
-  await t.close();
-  await smtp.close();
-});
+const t = useTestService({ smtp: true });
 
 const putLogo = (as: TestAccount, image: Buffer) =>
   as.request('PUT', '/v1/account', { body: { Logo: image.toString('base64') } });

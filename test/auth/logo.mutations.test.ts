@@ -1,11 +1,11 @@
 import zlib from 'node:zlib';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ok } from '../helpers/billing.ts';
 import { fetchInvoicePdf, issuedInvoice } from '../helpers/invoices.ts';
-import { eventually, startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
-import { startSmtpReceiver } from '../helpers/smtp.ts';
+import { eventually } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { pdfAttachment } from '../invoicing/invoices.fixtures.ts';
 import { chunk, craftPng, withValidCrcs } from './logo.fixtures.ts';
 
@@ -14,16 +14,8 @@ import { chunk, craftPng, withValidCrcs } from './logo.fixtures.ts';
  * and the service keeps serving; and a logo stored by an earlier version that pdfkit's PNG reader would have
  * died on neither stops the mail worker nor its e-mail (docs/spec-decisions.md, "The logo").
  */
-let t: TestService;
-let smtp: Awaited<ReturnType<typeof startSmtpReceiver>>;
-beforeAll(async () => {
-  smtp = await startSmtpReceiver();
-  t = await startTestService({ smtpUrl: smtp.url });
-});
-afterAll(async () => {
-  await t.close();
-  await smtp.close();
-});
+const t = useTestService({ smtp: true });
+const { smtp } = t;
 
 const putLogo = (as: TestAccount, image: Buffer) =>
   as.request('PUT', '/v1/account', { body: { Logo: image.toString('base64') } });

@@ -1,13 +1,14 @@
-import { afterAll, beforeAll, expect } from 'vitest';
+import { expect } from 'vitest';
 import { earliestActionDate } from '../../src/core/bankingDays.ts';
 import { southAfricanPublicHoliday } from '../../src/core/publicHolidays.ts';
 import { ok } from '../helpers/billing.ts';
 import { issuedInvoice } from '../helpers/invoices.ts';
 import type { CustomerWithMethod } from '../helpers/invoices.ts';
-import { startTestService } from '../helpers/service.ts';
 import type { ApiResponse, TestAccount, TestService } from '../helpers/service.ts';
 import type { DebitSetup } from './fixtures.ts';
 import { advanceTo, bankAccount, businessDay, debitAccount, debitCustomer, plusDays } from './fixtures.ts';
+import { useTestService } from '../helpers/testService.ts';
+import { midnightUtc } from '../helpers/clock.ts';
 
 /**
  * What the batch API tests (batches.*.test.ts, batchLines.*.test.ts) share: the file's service, a test account in
@@ -20,12 +21,7 @@ import { advanceTo, bankAccount, businessDay, debitAccount, debitCustomer, plusD
 export let t: TestService;
 
 export function useBatchService(): void {
-  beforeAll(async () => {
-    t = await startTestService();
-  });
-  afterAll(async () => {
-    await t?.close();
-  });
+  t = useTestService();
 }
 
 export type Customer = CustomerWithMethod;
@@ -126,7 +122,7 @@ export const BATCH_FIELDS = [
 /** The account's test clock, as GET /v1/account answers it. */
 export const clockOf = async (account: TestAccount) =>
   (await ok(account, 'GET', '/v1/account')).TestClockDate as string;
-export const midnight = (date: string) => `${date}T00:00:00.000Z`;
+export { midnightUtc as midnight };
 /** A batch without its Payments list, to compare a single read with what create answered. */
 export const withoutPayments = ({ Payments: _, ...batch }: Record<string, unknown>) => batch;
 /** The BatchTokens GET /v1/batches lists, with `query`. */

@@ -3,6 +3,7 @@ import { ok } from '../helpers/billing.ts';
 import { customerWithBankAccount, issuedInvoice } from '../helpers/invoices.ts';
 import type { CustomerWithMethod } from '../helpers/invoices.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
+import { advanceClock, plusDays } from '../helpers/clock.ts';
 
 /** What a debit-order test starts from: a test account on its own clock (UTC) billing in `currency`. */
 export interface DebitSetup {
@@ -13,8 +14,7 @@ export interface DebitSetup {
 }
 
 export const DAY = 86_400_000;
-export const plusDays = (date: string, days: number) =>
-  new Date(Date.parse(`${date}T00:00:00.000Z`) + days * DAY).toISOString().slice(0, 10);
+export { plusDays };
 
 /**
  * The date, or the next SA business day after it: a batch's ActionDate a person sets must be one
@@ -131,7 +131,7 @@ export async function debitInvoice(
 
 /** Moves the account's test clock to noon of `date`, running each day's bill run (and batch run). */
 export async function advanceTo(account: TestAccount, date: string) {
-  return ok(account, 'POST', '/v1/test-clock/advance', { To: `${date}T12:00:00Z` }, 200);
+  return advanceClock(account, `${date}T12:00:00Z`);
 }
 
 export interface SubmittedDebit {

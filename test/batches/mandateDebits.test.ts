@@ -20,6 +20,7 @@ import {
   useMandatesService,
 } from '../mandates/fixtures.ts';
 import { STAGING } from '../helpers/service.ts';
+import { midnightUtc } from '../helpers/clock.ts';
 
 // docs/gateways.md, "Debit orders on the mandate's day", "Batches that go out", "One customer never holds up a
 // batch" and "Returns presented again", over HTTP with the test clock. The accounts are in UTC, so a NextTryDate is
@@ -28,8 +29,6 @@ import { STAGING } from '../helpers/service.ts';
 // The mandates start on 25 December 2026 (a public holiday, then a weekend): the service's clock is pinned before it,
 // so that the test reads the same whatever day it runs.
 useMandatesService({ clock: movableClock('2026-11-27T08:00:00.000Z') });
-
-const at = (date: string) => `${date}T00:00:00.000Z`;
 
 /** A customer whose bank account is linked to a signed monthly mandate of 100.00 on the 25th from `start`. */
 async function mandatedOn25th(setup: DebitSetup, start: string, fields: Record<string, unknown> = {}) {
@@ -99,7 +98,7 @@ describe('a debit order under a mandate on the 25th, across December', () => {
     // weekend: Monday 28 December, never the due date.
     await advanceTo(account, setup.today);
     expect(await ok(account, 'GET', `/v1/invoices/${invoiceId}`)).toMatchObject({
-      NextTryDate: at('2026-12-28'),
+      NextTryDate: midnightUtc('2026-12-28'),
       NumTries: 0,
     });
     await advanceTo(account, '2026-12-18');
@@ -137,7 +136,7 @@ describe('a debit order under a mandate on the 25th, across December', () => {
     expect(late.body.code).toBe('batch_too_late');
     expect((await ok(account, 'GET', `/v1/batches/${batch.BatchToken}`)).State).toBe('cancelled');
     expect(await ok(account, 'GET', `/v1/invoices/${invoiceId}`)).toMatchObject({
-      NextTryDate: at('2027-01-25'),
+      NextTryDate: midnightUtc('2027-01-25'),
       NumTries: 0,
       CollectionProblem: null,
     });
@@ -160,7 +159,7 @@ describe('a debit order under a mandate on the 25th, across December', () => {
     await advanceTo(account, '2027-01-25');
     expect(await ok(account, 'GET', `/v1/invoices/${invoiceId}`)).toMatchObject({
       NumTries: 1,
-      NextTryDate: at('2027-01-25'),
+      NextTryDate: midnightUtc('2027-01-25'),
     });
     const { Payments } = await ok(account, 'GET', `/v1/batches/${january.BatchToken}`);
     const firstPayment = Payments[0].paymentID as number;
@@ -175,7 +174,7 @@ describe('a debit order under a mandate on the 25th, across December', () => {
     expect(await ok(account, 'GET', `/v1/invoices/${invoiceId}`)).toMatchObject({
       Balance: 100,
       NumTries: 1,
-      NextTryDate: at('2027-02-25'),
+      NextTryDate: midnightUtc('2027-02-25'),
     });
     const invoiceEvents = (await eventsOf(account, 'invoice', invoiceId)).map((event) => event.type);
     expect(invoiceEvents).toContain('invoice.payment_failed');
@@ -225,7 +224,9 @@ describe('one customer never holds up a batch', () => {
     const badInvoice = await debitInvoiceDue(setup, ended, '2027-02-01');
 
     await advanceTo(account, setup.today);
-    expect((await ok(account, 'GET', `/v1/invoices/${goodInvoice}`)).NextTryDate).toBe(at('2027-02-25'));
+    expect((await ok(account, 'GET', `/v1/invoices/${goodInvoice}`)).NextTryDate).toBe(
+      midnightUtc('2027-02-25'),
+    );
     // Not due yet: nothing is said of the other until it is.
     expect((await ok(account, 'GET', `/v1/invoices/${badInvoice}`)).CollectionProblem).toBeNull();
 
@@ -358,7 +359,10 @@ describe('the invoice e-mail of a debit under a mandate', () => {
     await advanceTo(account, setup.today);
 
     const [invoice] = await invoicesOf(account, who.customerId);
-    expect(invoice).toMatchObject({ CollectionMethod: 'debit_order', NextTryDate: at('2026-12-28') });
+    expect(invoice).toMatchObject({
+      CollectionMethod: 'debit_order',
+      NextTryDate: midnightUtc('2026-12-28'),
+    });
     // Due today, collected on the mandate's first day moved off the holiday and the weekend: Monday 28 December.
     const words = 'This amount will be debited on 28 Dec 2026 from account ending 9876.';
     const [mail] = await outbox(account, `Invoice ${invoice.invoiceNum} from%`);

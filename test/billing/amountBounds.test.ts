@@ -1,6 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
+import { describe, expect, it } from 'vitest';
 import {
   createComponent,
   createCustomer,
@@ -10,16 +8,13 @@ import {
   ok,
   subscribe,
 } from '../helpers/billing.ts';
+import { useTestService } from '../helpers/testService.ts';
 
 // modules/invoicing/invoiceMath.ts, invoiceBoundsProblem: usage priced beyond the bound of an amount parks its subscription
 // rather than issuing figures no double holds exactly, and the preview answers a problem, not a 500.
 const clock = movableClock('2026-03-01T10:00:00.000Z');
-let t: TestService;
 
-beforeAll(async () => {
-  t = await startTestService({ clock });
-});
-afterAll(() => t.close());
+const t = useTestService({ clock });
 
 const BOUND = 'Qty × unit price must be at most 99999999999.9999 in size';
 

@@ -1,20 +1,16 @@
 import { sql } from 'kysely';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import type { TestAccount } from '../helpers/service.ts';
 import { killAll, killTransient, runCli, spawnCli } from '../helpers/cli.ts';
 import { createCustomer, createPlan, movableClock, subscribe } from '../helpers/billing.ts';
+import { useTestService } from '../helpers/testService.ts';
 
 // The bill run from the command line, in several processes at once, and killed half-way.
 const clock = movableClock('2026-01-01T10:00:00.000Z');
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService({ clock });
-});
+const t = useTestService({ clock });
 afterEach(killTransient);
 afterAll(async () => {
   await killAll();
-  await t.close();
 });
 
 /** An account with `count` customers, each subscribed from Jan 2 2026 (after the clock: nothing billed yet). */

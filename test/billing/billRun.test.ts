@@ -1,22 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.ts';
 import { runBilling } from '../../src/billing/billRun.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
 import { createCustomer, createPlan, invoicesOf, movableClock, ok, subscribe } from '../helpers/billing.ts';
+import { useTestService } from '../helpers/testService.ts';
+import { advanceClock } from '../helpers/clock.ts';
 import { modulePorts } from '../../src/modulePorts.ts';
 
 // The service's clock; test accounts start their own clocks from it and then move only through the API.
 const clock = movableClock('2026-01-31T10:00:00.000Z');
-let t: TestService;
 let shop: TestAccount;
 
+const t = useTestService({ clock });
 beforeAll(async () => {
-  t = await startTestService({ clock });
   shop = await t.newAccount('Test shop', { isTest: true });
   await ok(shop, 'POST', '/v1/tax', { Name: 'VAT', rules: [{ Perc: 0.15 }] });
 });
-afterAll(() => t.close());
 
 function billingDeps() {
   const s = t.service;
@@ -31,8 +30,6 @@ function billingDeps() {
   };
 }
 
-const advance = (as: TestAccount, To: string) => ok(as, 'POST', '/v1/test-clock/advance', { To }, 200);
-
 describe('bill run and test clock', () => {
   it('bills a monthly subscription anchored on the 31st on the last day of shorter months, once per period', async () => {
     const plan = await createPlan(shop, { chargePrice: 30 });
@@ -46,7 +43,7 @@ describe('bill run and test clock', () => {
     // 30.00 + 15% VAT (4.50) = 34.50.
     expect(invoices[0]).toMatchObject({ Total: 34.5, Source: 'Auto', isDraft: false, invoiceNum: 1 });
 
-    const moved = await advance(shop, '2026-04-01T00:00:00Z');
+    const moved = await advanceClock(shop, '2026-04-01T00:00:00Z');
     expect(moved).toMatchObject({ Today: '2026-04-01', Billed: { invoices: 2 } });
     invoices = await invoicesOf(shop, customerId);
     expect(invoices.map((i) => i.InvoiceDate)).toEqual([
@@ -90,7 +87,7 @@ describe('bill run and test clock', () => {
     const clockNow = (await ok(shop, 'GET', '/v1/test-clock')).Now as string;
     const next = new Date(Date.parse(upcoming.InvoiceDate) + 3_600_000).toISOString();
     expect(next > clockNow).toBe(true);
-    await advance(shop, next);
+    await advanceClock(shop, next);
     const invoices = await invoicesOf(shop, customerId);
     const made = invoices.at(-1);
     expect(made.InvoiceDate).toBe(upcoming.InvoiceDate);
@@ -109,7 +106,7 @@ describe('bill run and test clock', () => {
       .set({ term_type: 'weeks' })
       .where('id', '=', sub.subscriptionID)
       .execute();
-    await advance(shop, '2026-06-02T00:00:00Z');
+    await advanceClock(shop, '2026-06-02T00:00:00Z');
     const parked = await ok(shop, 'GET', `/v1/subscriptions/${sub.subscriptionID}`);
     expect(parked.isParked).toBe(true);
     expect(parked.ParkedReason).toMatch(/invalid term 1 weeks/);
@@ -152,14 +149,14 @@ describe('bill run and test clock', () => {
         .where('id', '=', recurring.recurInvoiceID)
         .execute();
     await setTermType('fortnights');
-    await advance(shop, '2026-07-02T00:00:00Z');
+    await advanceClock(shop, '2026-07-02T00:00:00Z');
     expect(await ok(shop, 'GET', path)).toMatchObject({ isParked: true, ParkedReason: expect.any(String) });
     expect(await invoicesOf(shop, customerId)).toHaveLength(0);
 
     await setTermType('months');
     await ok(shop, 'PUT', `${path}/unpark`);
     expect((await ok(shop, 'GET', path)).isParked).toBe(false);
-    await advance(shop, '2026-07-03T00:00:00Z');
+    await advanceClock(shop, '2026-07-03T00:00:00Z');
     expect((await invoicesOf(shop, customerId)).map((i) => i.Total)).toEqual([100]);
     expect((await shop.request('PUT', `${path}/unpark`)).status).toBe(409);
   });

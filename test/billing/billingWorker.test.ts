@@ -1,26 +1,20 @@
 import { PDFParse } from 'pdf-parse';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
-import { startSmtpReceiver } from '../helpers/smtp.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
 import { createCustomer, createPlan, invoicesOf, movableClock, ok, subscribe } from '../helpers/billing.ts';
+import { useTestService } from '../helpers/testService.ts';
 
 // The bill run inside the service: the billing worker runs every 200 ms on the service's clock (a normal account,
 // not a test account), and the mail worker delivers the invoices it makes to a real SMTP receiver.
 const clock = movableClock('2026-05-01T10:00:00.000Z');
-let smtp: Awaited<ReturnType<typeof startSmtpReceiver>>;
-let t: TestService;
 let shop: TestAccount;
 
+const t = useTestService({ clock, env: { BILLING_INTERVAL_MS: '200' }, smtp: true });
+const { smtp } = t;
 beforeAll(async () => {
-  smtp = await startSmtpReceiver();
-  t = await startTestService({ clock, smtpUrl: smtp.url, env: { BILLING_INTERVAL_MS: '200' } });
   shop = await t.newAccount('Worker Shop');
   await ok(shop, 'POST', '/v1/tax', { Name: 'VAT', rules: [{ Perc: 0.15 }] });
-});
-afterAll(async () => {
-  await t?.close();
-  await smtp?.close();
 });
 
 /** Bill runs started so far: each begins by listing the accounts. */

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createCustomer, createPlan, invoicesOf, movableClock, ok, subscribe } from '../helpers/billing.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 
 // Invoices taxed at the rate in force when their periods are supplied (docs/tax.md, "Rates that change on a date"):
 // South Africa's VAT at 15 %, a rise to 15.5 % from 1 May 2025 scheduled in March. A vendor in Johannesburg on its
@@ -9,17 +9,15 @@ import type { TestAccount, TestService } from '../helpers/service.ts';
 const clock = movableClock('2025-03-10T08:00:00.000Z');
 const ZA = 710;
 
-let t: TestService;
 let shop: TestAccount;
+const t = useTestService({ clock });
 beforeAll(async () => {
-  t = await startTestService({ clock });
   shop = await t.newAccount('Vendor in Johannesburg', {
     isTest: true,
     timeZone: 'Africa/Johannesburg',
     currencyCode: 'ZAR',
   });
 });
-afterAll(() => t.close());
 
 const advance = (To: string) => ok(shop, 'POST', '/v1/test-clock/advance', { To }, 200);
 // Johannesburg is UTC+2 all year: the day an instant of the wire falls on there.

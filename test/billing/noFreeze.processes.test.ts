@@ -1,21 +1,17 @@
 import { sql } from 'kysely';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import type { TestAccount } from '../helpers/service.ts';
 import { api, basicAuth, killAll, killTransient, runCli, startServer, waitFor } from '../helpers/cli.ts';
 import { createCustomer, createPlan, movableClock, subscribe } from '../helpers/billing.ts';
+import { useTestService } from '../helpers/testService.ts';
 
 // Long billing work in a real server process: other requests are answered while it runs (it lets the event loop
 // turn between short transactions: docs/architecture.md, "Storage"), and SIGTERM stops it between two commits.
 const clock = movableClock('2026-01-01T10:00:00.000Z');
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService({ clock });
-});
+const t = useTestService({ clock });
 afterEach(killTransient);
 afterAll(async () => {
   await killAll();
-  await t.close();
 });
 
 /**

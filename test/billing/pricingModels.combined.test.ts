@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import { describe, expect, it } from 'vitest';
+import type { TestAccount } from '../helpers/service.ts';
 import {
   createComponent,
   createCustomer,
@@ -11,22 +10,17 @@ import {
   subscribe,
 } from '../helpers/billing.ts';
 import { fetchInvoicePdf } from '../helpers/invoices.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { renderPdf } from '../invoicing/pdf.fixtures.ts';
 import { billedContent, upcomingOf } from '../subscriptions/trial.helpers.ts';
+import { advanceToDay } from '../helpers/clock.ts';
 
 // The pricing models together (docs/pricing.md): tax-inclusive package and volume usage with flat fees, an
 // exclusive graduated component and plan, two taxes, on a customer with a bill-cycle day. The preview before the
 // bill run equals the invoice it makes, line for line.
 
 const clock = movableClock('2026-03-10T10:00:00.000Z');
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService({ clock });
-});
-afterAll(() => t.close());
-
-const advance = (as: TestAccount, to: string) =>
-  ok(as, 'POST', '/v1/test-clock/advance', { To: `${to}T10:00:00Z` }, 200);
+const t = useTestService({ clock });
 
 const BRACKETS = [
   { QtyFrom: 1, QtyTill: 100, Price: 1, FlatPrice: 5 },
@@ -56,14 +50,14 @@ describe('the pricing models on one invoice', () => {
     const sub = await subscribe(as, customerId, plan, {
       componentUsage: [pack, volume, graduated].map((c) => ({ componentID: c.componentID })),
     });
-    await advance(as, '2026-03-20');
+    await advanceToDay(as, '2026-03-20');
     await ok(as, 'PUT', `/v1/subscriptions/${sub.subscriptionID}/components/recordusage`, [
       { componentID: pack.componentID, NumUnits: 350.5 },
       { componentID: volume.componentID, NumUnits: 100.5 },
       { componentID: graduated.componentID, NumUnits: 1500 },
     ]);
     const upcoming = await upcomingOf(as, sub.subscriptionID);
-    await advance(as, '2026-04-01');
+    await advanceToDay(as, '2026-04-01');
 
     const invoices = await invoicesOf(as, customerId);
     // Mar 10–Apr 1 on day 1: 31.00 × 22 / 31 = 22.00, plus 15% and 2%: 25.74.

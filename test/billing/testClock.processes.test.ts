@@ -2,25 +2,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../../src/core/calendar.ts';
 import { api, killAll, startServer } from '../helpers/cli.ts';
 import type { RunningServer } from '../helpers/cli.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 
 // Two processes serving one database, as `serve --workers 2` or two machines do: a test account's clock moved
 // through one is the clock the other bills with on the next request (docs/architecture.md, "Two clocks").
 // The second process is a real `billing serve`: two instances in one process share its caches
 // (src/modules/auth/credentialsCache.ts), so they could not disagree.
-let t: TestService;
 let other: RunningServer;
 let shop: TestAccount;
 
+const t = useTestService();
 beforeAll(async () => {
-  t = await startTestService();
   other = await startServer(t.env);
   shop = await t.newAccount('Clock Shop', { isTest: true });
 });
 afterAll(async () => {
   await killAll();
-  await t?.close();
 });
 
 interface Process {

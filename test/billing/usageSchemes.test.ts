@@ -1,9 +1,7 @@
 import fs from 'node:fs';
 import { PDFParse } from 'pdf-parse';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fetchInvoicePdf } from '../helpers/invoices.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
 import {
   createComponent,
   createCustomer,
@@ -13,17 +11,14 @@ import {
   ok,
   subscribe,
 } from '../helpers/billing.ts';
+import { useTestService } from '../helpers/testService.ts';
 
 // docs/pricing.md, "Usage schemes", end to end: a component of each scheme on a monthly 30.00 subscription from
 // 2026-03-01, usage recorded in March, the upcoming invoice previewed, then the bill run's invoice of 2026-04-01,
 // which bills April's term and March's usage (in arrears), compared line by line with the preview.
 const clock = movableClock('2026-03-01T10:00:00.000Z');
-let t: TestService;
 
-beforeAll(async () => {
-  t = await startTestService({ clock });
-});
-afterAll(() => t.close());
+const t = useTestService({ clock });
 
 async function billUsage(scheme: string, currency: Record<string, unknown>, units: number) {
   const shop = await t.newAccount(`Shop ${scheme}`, { isTest: true });

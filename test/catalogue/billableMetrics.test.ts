@@ -1,17 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import { describe, expect, it } from 'vitest';
+import type { TestAccount } from '../helpers/service.ts';
 import { createComponent, createCustomer, createPlan, ok, subscribe } from '../helpers/billing.ts';
 import { expectEvents } from '../helpers/resourceEvents.ts';
+import { useTestService } from '../helpers/testService.ts';
 
 // Billable metrics through the API (docs/usage.md, "Billable metrics"): made with a reading that never changes
 // after, renamed, listed in pages, archived while nothing bills by them, and invisible to other accounts.
 
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService();
-});
-afterAll(() => t.close());
+const t = useTestService();
 
 const sumBody = (Code: string, extra: Record<string, unknown> = {}) => ({
   Code,

@@ -1,13 +1,14 @@
-import { afterAll, beforeAll, expect } from 'vitest';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import { beforeAll, expect } from 'vitest';
+import type { TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
+import type { FileService } from '../helpers/testService.ts';
 
 /**
  * The components tests' shared setup: one service per test file, with a package group in the test account and in
  * another account, and ZAR enabled in the test account. The bindings below are set once `useComponentService`'s
  * beforeAll has run, so read them inside tests, never while the file is being collected.
  */
-export let t: TestService;
+export let t: FileService;
 export let other: TestAccount;
 export let groupId: number;
 export let otherGroupId: number;
@@ -19,14 +20,13 @@ export const createGroup = async (as: TestAccount, GroupName = 'Usage') => {
 };
 
 export function useComponentService() {
+  t = useTestService({ secondAccount: true });
+  other = t.other;
   beforeAll(async () => {
-    t = await startTestService();
-    other = await t.newAccount();
     groupId = await createGroup(t);
     otherGroupId = await createGroup(other);
     expect((await t.request('POST', '/v1/currencies', { body: { CurrencyCode: 'ZAR' } })).status).toBe(201);
   });
-  afterAll(() => t.close());
 }
 
 /** 1–10 at 1.00, 11–20 at 0.80, 21+ at 0.50 (the pricing module's worked example). */

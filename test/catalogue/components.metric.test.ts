@@ -1,17 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import { describe, expect, it } from 'vitest';
+import type { TestAccount } from '../helpers/service.ts';
 import { createComponent, createCustomer, createPlan, ok, subscribe } from '../helpers/billing.ts';
+import { useTestService } from '../helpers/testService.ts';
 
 // A component's link to a billable metric (docs/usage.md, "Billable metrics"): MetricCode on create, edit and GET,
 // metered components only, to open metrics of the account; fixed while subscriptions carry the component; and a
 // linked component takes no per-period quantity (its quantity comes from events).
 
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService();
-});
-afterAll(() => t.close());
+const t = useTestService();
 
 async function metric(as: TestAccount, Code: string): Promise<number> {
   return (await ok(as, 'POST', '/v1/billable-metrics', { Code, Name: Code, Aggregation: 'count' }))

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   ISO_CODES_VERSION,
   codeOfStateId,
@@ -10,14 +10,9 @@ import {
   suffixOfValue,
   suffixValue,
 } from '../../src/core/countries.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService();
-});
-afterAll(() => t.close());
+const t = useTestService();
 
 const ZA = 710;
 // W = 33, C = 13: 33 x 37 + 13 = 1234.

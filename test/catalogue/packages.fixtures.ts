@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, expect } from 'vitest';
-import { startTestService } from '../helpers/service.ts';
+import { beforeAll, expect } from 'vitest';
 import type { TestAccount, TestService } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 
 /**
  * The packages tests' shared setup: one service per test file, ZAR and EUR enabled and a package group in the test
@@ -10,15 +10,14 @@ export let t: TestService;
 export let groupId: number;
 
 export function usePackageService() {
+  t = useTestService();
   beforeAll(async () => {
-    t = await startTestService();
     for (const CurrencyCode of ['ZAR', 'EUR']) {
       await t.request('POST', '/v1/currencies', { body: { CurrencyCode } });
     }
     groupId = (await t.request('POST', '/v1/packagegroups', { body: { GroupName: 'Plans' } })).body
       .packageGroupID;
   });
-  afterAll(() => t.close());
 }
 
 let codes = 0;

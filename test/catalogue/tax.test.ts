@@ -1,14 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import { describe, expect, it } from 'vitest';
+import type { TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 
-let t: TestService;
-let other: TestAccount;
-beforeAll(async () => {
-  t = await startTestService();
-  other = await t.newAccount();
-});
-afterAll(() => t.close());
+const t = useTestService({ secondAccount: true });
+const { other } = t;
 
 const ZA = 710;
 const US = 840;

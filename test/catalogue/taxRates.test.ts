@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { movableClock, ok } from '../helpers/billing.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 
 // Rates that change on a date (docs/tax.md, "Rates that change on a date"): South Africa's VAT rise to 15.5 % from
 // 1 May 2025, announced in March and withdrawn in April. The account is in Johannesburg (UTC+2): 1 May begins there
@@ -11,15 +11,13 @@ const clock = movableClock(MARCH);
 const ZA = 710;
 const MAY_FIRST = '2025-04-30T22:00:00.000Z';
 
-let t: TestService;
 let za: TestAccount;
 let other: TestAccount;
+const t = useTestService({ clock });
 beforeAll(async () => {
-  t = await startTestService({ clock });
   za = await t.newAccount('Vendor in Johannesburg', { timeZone: 'Africa/Johannesburg', currencyCode: 'ZAR' });
   other = await t.newAccount();
 });
-afterAll(() => t.close());
 beforeEach(() => clock.set(MARCH));
 
 let names = 0;

@@ -14,6 +14,7 @@ import {
   paymentsOf,
 } from './collection.fixtures.ts';
 import type { CardSpec, CustomerPaymentMethod, CustomerSpec, Fixture, World } from './collection.fixtures.ts';
+import { plusDays } from '../helpers/clock.ts';
 
 // The command model of the collection property (collection.property.test.ts): what a timeline is made of (its
 // Setup and its Steps), how fast-check draws them, what the test remembers beyond the service's state (Model), and
@@ -22,8 +23,6 @@ import type { CardSpec, CustomerPaymentMethod, CustomerSpec, Fixture, World } fr
 
 const MINUTE_MS = 60_000;
 export const DAY_MS = 86_400_000;
-const addDays = (date: string, days: number) =>
-  new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
 export const sum = (list: readonly number[]) => list.reduce((s, n) => s + n, 0);
 
 /** Zones: UTC, with DST changes in the weeks the runs cover (New York, Auckland), and with odd offsets. */
@@ -271,7 +270,7 @@ export async function runStep(t: TestService, model: Model, world: World, step: 
             customerPaymentMethodID: customer.cards[step.card % customer.cards.length]!.paymentMethodId,
           }
         : {};
-      const dueDate = addDays(world.today, step.dueIn);
+      const dueDate = plusDays(world.today, step.dueIn);
       const res = await as.request('POST', '/v1/invoices', {
         body: {
           customerID: customer.id,

@@ -5,6 +5,7 @@ import { ok } from '../helpers/billing.ts';
 import { toMinor, toWire } from '../helpers/ledger.ts';
 import type { ApiResponse, TestAccount, TestService } from '../helpers/service.ts';
 import { bankAccountBody, mandateBody, signedMandate } from '../mandates/fixtures.ts';
+import { plusDays } from '../helpers/clock.ts';
 
 // The command model of the collection-loop property (collectionLoop.property.test.ts): customers who pay by card or
 // by debit order under a signed eMandate, their invoices, the money they hold unapplied (payments, credit notes,
@@ -13,10 +14,6 @@ import { bankAccountBody, mandateBody, signedMandate } from '../mandates/fixture
 // presented again; 04 and 12, final) come from the test gateway's cards and bank accounts (docs/gateways.md, "The
 // test gateway's cards" and "The test gateway's bank accounts"). How each step runs against the HTTP API is
 // runLoopStep; the world read back after it is readLoopWorld; the invariants are in collectionLoop.invariants.ts.
-
-const DAY_MS = 86_400_000;
-const addDays = (date: string, days: number) =>
-  new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
 
 /** A card the test gateway keeps, and what it does on each charge. */
 export interface LoopCard {
@@ -274,7 +271,7 @@ export async function runLoopStep(
   switch (step.kind) {
     case 'invoice': {
       const customer = fx.customers[step.customer % fx.customers.length]!;
-      const dueDate = addDays(world.today, step.dueIn);
+      const dueDate = plusDays(world.today, step.dueIn);
       const own = step.own
         ? {
             CollectionMethod: customer.spec.kind === 'card' ? 'credit_card' : 'debit_order',

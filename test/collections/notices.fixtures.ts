@@ -7,6 +7,8 @@ import { eventually } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
 import type { startSmtpReceiver } from '../helpers/smtp.ts';
 import { addCard } from './cards.ts';
+import { advanceClock } from '../helpers/clock.ts';
+import { plusDays } from '../helpers/clock.ts';
 
 // What the collection loop's notice tests share (docs/gateways.md, "The collection loop"): an account on its own
 // test clock with one customer and one invoice, the e-mails the real SMTP receiver got for an address, read as a
@@ -14,12 +16,9 @@ import { addCard } from './cards.ts';
 
 export type Smtp = Awaited<ReturnType<typeof startSmtpReceiver>>;
 
-const DAY = 86_400_000;
-export const plusDays = (date: string, days: number) =>
-  new Date(Date.parse(`${date}T00:00:00.000Z`) + days * DAY).toISOString().slice(0, 10);
+export { plusDays };
 
-export const advance = (account: TestAccount, to: string) =>
-  ok(account, 'POST', '/v1/test-clock/advance', { To: to }, 200);
+export { advanceClock as advance };
 
 export interface Setup {
   account: TestAccount;
@@ -51,7 +50,7 @@ export async function noticeSetup(
     ...options.settings,
   });
   const today = plusDays(((await ok(account, 'GET', '/v1/account')).TestClockDate as string).slice(0, 10), 1);
-  await advance(account, `${today}T00:00:00.000Z`);
+  await advanceClock(account, `${today}T00:00:00.000Z`);
   customers += 1;
   const email = `customer${customers}.${account.accountId}@example.com`;
   const customerId = await createCustomer(account, { Name: 'Ada', LastName: 'Lovelace', Email: email });

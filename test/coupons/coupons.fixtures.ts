@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, expect } from 'vitest';
+import { expect } from 'vitest';
 import { movableClock, ok } from '../helpers/billing.ts';
-import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
+import { advanceBilling } from '../helpers/clock.ts';
 
 /**
  * The coupons tests' shared setup (docs/credits.md, "Coupons"): one service per file on a clock that starts on
@@ -11,10 +12,7 @@ export const clock = movableClock('2026-03-01T10:00:00.000Z');
 export let t: TestService;
 
 export function useCouponService() {
-  beforeAll(async () => {
-    t = await startTestService({ clock });
-  });
-  afterAll(() => t.close());
+  t = useTestService({ clock });
 }
 
 /** A coupon made through the API, with defaults for what the test does not care about. */
@@ -40,10 +38,7 @@ export async function eventsOf(as: TestAccount, type: string) {
 }
 
 /** Moves the test account's clock to 10:00 (UTC) on `date`, running the bill run for every day passed. */
-export async function advanceTo(as: TestAccount, date: string): Promise<void> {
-  const moved = await ok(as, 'POST', '/v1/test-clock/advance', { To: `${date}T10:00:00Z` }, 200);
-  expect(moved.Billed.parked, 'parked subscriptions').toBe(0);
-}
+export { advanceBilling as advanceTo };
 
 /** [Descrip, AmountEx, AmountInc] of each line of an invoice. */
 export const linesOf = (invoice: any) =>

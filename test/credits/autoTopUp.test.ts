@@ -1,27 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createCustomer, createPlan, invoicesOf, movableClock, ok, subscribe } from '../helpers/billing.ts';
-import { eventually, startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
-import { startSmtpReceiver } from '../helpers/smtp.ts';
+import { eventually } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { addCard } from '../collections/cards.ts';
 import { deliveredTo } from '../collections/notices.fixtures.ts';
+import { advanceClock } from '../helpers/clock.ts';
 
 // docs/credits.md, "Automatic top-ups" and "Low-balance alerts": a wallet below its threshold buys credit itself,
 // charged to the primary card by the collection loop (receipt, failure notice, retries), never two unpaid at once;
 // its low-balance alert fires once a crossing, as an event and an e-mail.
 const clock = movableClock('2026-03-01T00:00:00.000Z');
-let t: TestService;
-let smtp: Awaited<ReturnType<typeof startSmtpReceiver>>;
-beforeAll(async () => {
-  smtp = await startSmtpReceiver();
-  t = await startTestService({ clock, smtpUrl: smtp.url });
-});
-afterAll(async () => {
-  await t?.close();
-  await smtp?.close();
-});
+const t = useTestService({ clock, smtp: true });
+const { smtp } = t;
 
-const advance = (as: TestAccount, To: string) => ok(as, 'POST', '/v1/test-clock/advance', { To }, 200);
 const balanceOf = async (as: TestAccount, walletId: number) =>
   (await ok(as, 'GET', `/v1/wallets/${walletId}`)).Balance as number;
 
@@ -70,30 +62,30 @@ describe('automatic top-ups over a year', () => {
     await ok(as, 'POST', `/v1/wallets/${walletId}/grants`, { Amount: 100 });
     const plan = await createPlan(as, { chargePrice: 30 });
     await subscribe(as, customerId, plan);
-    await advance(as, '2026-03-01T12:00:00.000Z');
+    await advanceClock(as, '2026-03-01T12:00:00.000Z');
     // 1 March: the plan's 30.00 paid from the 100.00 granted: 70.00, above both thresholds.
     expect(await balanceOf(as, walletId)).toBe(70);
 
-    await advance(as, '2026-04-01T12:00:00.000Z');
+    await advanceClock(as, '2026-04-01T12:00:00.000Z');
     // 1 April: 70.00 − 30.00 = 40.00: below the alert's 50.00 (it fires), not below the top-up's 40.00.
     expect(await balanceOf(as, walletId)).toBe(40);
     expect(await eventsOf(as, 'wallet.balance_low')).toHaveLength(1);
     expect(await eventsOf(as, 'wallet.auto_top_up_started')).toHaveLength(0);
 
-    await advance(as, '2026-05-01T12:00:00.000Z');
+    await advanceClock(as, '2026-05-01T12:00:00.000Z');
     // 1 May: 40.00 − 30.00 = 10.00 < 40.00: a top-up of 60.00, charged to the card the same day and granted:
     // 10.00 + 60.00 = 70.00, back over the alert's threshold (rearmed).
     expect(await balanceOf(as, walletId)).toBe(70);
     expect(await ok(as, 'GET', `/v1/wallets/${walletId}`)).toMatchObject({ LowBalanceAlerted: false });
 
-    await advance(as, '2026-06-01T12:00:00.000Z');
+    await advanceClock(as, '2026-06-01T12:00:00.000Z');
     // 1 June: 70.00 − 30.00 = 40.00: the alert fires again (its second crossing).
     expect(await balanceOf(as, walletId)).toBe(40);
     expect(await eventsOf(as, 'wallet.balance_low')).toHaveLength(2);
 
     // The card on file is now one the bank declines (insufficient funds, a soft decline: retried).
     await addCard(as, customerId, '4000000000009995');
-    await advance(as, '2026-07-01T12:00:00.000Z');
+    await advanceClock(as, '2026-07-01T12:00:00.000Z');
     // 1 July: 40.00 − 30.00 = 10.00 < 40.00: a top-up of 60.00, declined.
     expect(await balanceOf(as, walletId)).toBe(10);
     const failed = await eventsOf(as, 'wallet.auto_top_up_failed');
@@ -113,7 +105,7 @@ describe('automatic top-ups over a year', () => {
 
     // A good card made primary: the declined top-up is tried again on it and paid: 5.00 + 60.00 = 65.00.
     await addCard(as, customerId, '4242424242424242');
-    await advance(as, '2026-07-02T12:00:00.000Z');
+    await advanceClock(as, '2026-07-02T12:00:00.000Z');
     expect(await balanceOf(as, walletId)).toBe(65);
     expect(await ok(as, 'GET', `/v1/invoices/${openTopUp.invoiceID}`)).toMatchObject({ Balance: 0 });
 
@@ -123,7 +115,7 @@ describe('automatic top-ups over a year', () => {
     const months = ['08', '09', '10', '11', '12', '01', '02', '03'];
     for (const [i, month] of months.entries()) {
       const year = i < 5 ? 2026 : 2027;
-      await advance(as, `${year}-${month}-01T12:00:00.000Z`);
+      await advanceClock(as, `${year}-${month}-01T12:00:00.000Z`);
       expect(await balanceOf(as, walletId), `${year}-${month}`).toBe(expected[i]);
     }
 

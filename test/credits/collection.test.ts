@@ -1,22 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createCustomer, ok } from '../helpers/billing.ts';
 import { issuedInvoice } from '../helpers/invoices.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { addCard } from '../collections/cards.ts';
+import { plusDays } from '../helpers/clock.ts';
 
 // docs/credits.md, "Consumption order": credit granted after an invoice was issued pays it at the next credit-first
 // moment, before its card is charged, and only the rest is charged; the customer's own money goes first.
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService();
-});
-afterAll(async () => {
-  await t?.close();
-});
-
-const plusDays = (date: string, days: number) =>
-  new Date(Date.parse(`${date}T00:00:00.000Z`) + days * 86_400_000).toISOString().slice(0, 10);
+const t = useTestService();
 
 describe('credit at collection', () => {
   it('pays a card invoice before the card is charged, after the customer’s own money', async () => {

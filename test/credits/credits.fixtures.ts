@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, expect } from 'vitest';
+import { expect } from 'vitest';
 import { createCustomer, movableClock, ok } from '../helpers/billing.ts';
-import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
 import { addCard } from '../collections/cards.ts';
+import { useTestService } from '../helpers/testService.ts';
 
 /**
  * The prepaid credit tests' shared setup (docs/credits.md): one service per file, on a clock the tests move, that
@@ -13,10 +13,7 @@ export let t: TestService;
 
 /** `env`: the service's settings beyond the test defaults (test/helpers/service.ts). */
 export function useCreditsService(env: Record<string, string> = {}) {
-  beforeAll(async () => {
-    t = await startTestService({ clock, env });
-  });
-  afterAll(() => t.close());
+  t = useTestService({ clock, env });
 }
 
 /** A new account (UTC) with a customer and its USD wallet. */

@@ -12,6 +12,7 @@ import {
   useCreditsService,
   walletOf,
 } from './credits.fixtures.ts';
+import { instantPlusDays } from '../helpers/clock.ts';
 
 // docs/credits.md, "Wallets": after any sequence of grants, issues, cancellations, credit notes, voids, days, paid
 // top-ups and credit notes on them (given and taken back), cash left unallocated, every grant's journal balances (Amount − Remaining =
@@ -135,8 +136,6 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   }),
 );
 
-const dayAfter = (iso: string, days: number) => new Date(Date.parse(iso) + days * 86_400_000).toISOString();
-
 let runs = 0;
 
 describe('the credit journal', () => {
@@ -157,7 +156,7 @@ describe('the credit journal', () => {
         for (const [n, s] of steps.entries()) {
           if (s.kind === 'grant') {
             const expiresAt =
-              s.expiresInDays === null ? undefined : dayAfter(now, s.expiresInDays).slice(0, 10);
+              s.expiresInDays === null ? undefined : instantPlusDays(now, s.expiresInDays).slice(0, 10);
             const made = await grant(as, walletId, {
               Amount: (s.cents / 100).toFixed(2),
               Priority: s.priority,
@@ -281,7 +280,7 @@ describe('the credit journal', () => {
               on.cashCents += applied;
               unallocatedCents -= applied;
             }
-            now = dayAfter(now, s.days);
+            now = instantPlusDays(now, s.days);
             await ok(as, 'POST', '/v1/test-clock/advance', { To: now }, 200);
           }
           await expectReconciled(as, customerId, walletId, modelled, unallocatedCents, `step ${n} ${s.kind}`);

@@ -1,11 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createCustomer, ok } from '../helpers/billing.ts';
 import { eventsOf } from '../helpers/resourceEvents.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
-import { startSmtpReceiver } from '../helpers/smtp.ts';
+import type { TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { addCard } from '../collections/cards.ts';
-import type { Smtp } from '../collections/notices.fixtures.ts';
 import { advance, deliveredTo, eventTypes, plusDays } from '../collections/notices.fixtures.ts';
 
 // Credit pays open invoices too (docs/credits.md, "Consumption order", the third moment): a grant made, or a paid
@@ -14,16 +12,8 @@ import { advance, deliveredTo, eventTypes, plusDays } from '../collections/notic
 // first, so an invoice the customer pays itself (EFT) is not reminded while it holds credit. Driven over HTTP on a
 // test account's clock; reminders read from a real SMTP receiver and the invoices' events.
 
-let smtp: Smtp;
-let t: TestService;
-beforeAll(async () => {
-  smtp = await startSmtpReceiver();
-  t = await startTestService({ smtpUrl: smtp.url });
-});
-afterAll(async () => {
-  await t?.close();
-  await smtp?.close();
-});
+const t = useTestService({ smtp: true });
+const { smtp } = t;
 
 interface Shop {
   account: TestAccount;

@@ -1,11 +1,10 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { withLockedCustomer } from '../../src/modules/ledger/index.ts';
 import type { Db } from '../../src/storage/database.ts';
 import { ok } from '../helpers/billing.ts';
 import { accountContext } from '../helpers/context.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { expectJournalBalances } from './credits.fixtures.ts';
 import { cardPaidTopUp } from './topUpCardFixture.ts';
 
@@ -13,13 +12,7 @@ import { cardPaidTopUp } from './topUpCardFixture.ts';
 // between its first look and the lock, is a 409 `top_up_credit_spent`. PostgreSQL only: there a request reads beside
 // another's open transaction, so the test can hold the customer's lock while the refund looks and then waits. On
 // SQLite one connection carries every statement, and a held transaction holds the refund's first look too.
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService();
-});
-afterAll(async () => {
-  await t?.close();
-});
+const t = useTestService();
 
 /** Waits until `count` sessions wait, directly or behind one another, on locks the session `holder` holds. */
 async function waitingBehind(db: Db, holder: number, count: number): Promise<void> {

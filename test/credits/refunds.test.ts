@@ -1,24 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { collectDueInvoices } from '../../src/modules/collections/index.ts';
 import { editPayment, ok } from '../helpers/billing.ts';
 import { systemClock } from '../../src/clock.ts';
 import { aMinuteLater, accountContext } from '../helpers/context.ts';
 import { fetchApiBytes } from '../helpers/invoices.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { expectJournalBalances, invoiceOf } from './credits.fixtures.ts';
 import { cardPaidTopUp } from './topUpCardFixture.ts';
 import { renderPdf } from '../invoicing/pdf.fixtures.ts';
+import { testGatewayCharges } from '../helpers/outside.ts';
 
 // docs/credits.md, "Crediting a top-up" and "Refunding unused credit": money that goes back for a paid top-up takes
 // the credit it bought out of the grant, in the same transaction, and never credit already spent.
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService();
-});
-afterAll(async () => {
-  await t?.close();
-});
+const t = useTestService();
 
 const grantOf = (as: TestAccount, grantId: number) => ok(as, 'GET', `/v1/credit-grants/${grantId}`);
 const refundPayment = (as: TestAccount, paymentId: number, body: Record<string, unknown>) =>
@@ -241,14 +236,9 @@ async function refundsAtGateway(as: TestAccount, paymentId: number): Promise<num
     .select('charge_id')
     .where('payment_id', '=', paymentId)
     .executeTakeFirstOrThrow();
-  const rows = await t.service.storage.db
-    .selectFrom('test_gateway_charges')
-    .select(['amount_minor', 'outcome'])
-    .where('refunds_charge_id', '=', attempt.charge_id!)
-    .execute();
-  return rows
+  return (await testGatewayCharges(t, { refundsChargeId: attempt.charge_id! }))
     .filter((row) => row.outcome === 'refunded')
-    .map((row) => Number(row.amount_minor))
+    .map((row) => row.amountMinor)
     .sort((a, b) => a - b);
 }
 

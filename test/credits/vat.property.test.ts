@@ -6,6 +6,7 @@ import { invoicesOf, ok } from '../helpers/billing.ts';
 import { accountContext } from '../helpers/context.ts';
 import type { TestAccount } from '../helpers/service.ts';
 import { clock, grantOf, t, useCreditsService, vatVendor } from './credits.fixtures.ts';
+import { instantPlusDays } from '../helpers/clock.ts';
 
 /**
  * VAT charged exactly once on a supply, whatever path the money takes (docs/tax.md, "Prepaid credit" and "Free
@@ -77,8 +78,6 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 const steps: fc.Arbitrary<Step[]> = fc
   .tuple(fc.oneof(topUp, freeGrant), fc.array(step, { minLength: 2, maxLength: 7 }))
   .map(([first, rest]) => [first, ...rest]);
-
-const dayAfter = (iso: string, days: number) => new Date(Date.parse(iso) + days * 86_400_000).toISOString();
 
 let runs = 0;
 
@@ -295,7 +294,8 @@ async function runSteps(treatment: 'when_sold' | 'when_used', steps: Step[]) {
       });
       if (s.by === 'card') cardGrants.push(bought.creditGrantID);
     } else if (s.kind === 'grant') {
-      const expiresAt = s.expiresInDays === null ? undefined : dayAfter(now, s.expiresInDays).slice(0, 10);
+      const expiresAt =
+        s.expiresInDays === null ? undefined : instantPlusDays(now, s.expiresInDays).slice(0, 10);
       await ok(as, 'POST', `/v1/wallets/${walletId}/grants`, {
         Amount: money(s.cents),
         ...(expiresAt ? { ExpiresAt: expiresAt } : {}),
@@ -334,7 +334,7 @@ async function runSteps(treatment: 'when_sold' | 'when_used', steps: Step[]) {
     } else {
       // The account's clock runs each day's work: expired grants written off, open invoices paid from credit, and
       // the card charged for what is due (docs/credits.md, "Expiry" and "Consumption order").
-      now = dayAfter(now, s.days);
+      now = instantPlusDays(now, s.days);
       await ok(as, 'POST', '/v1/test-clock/advance', { To: now }, 200);
     }
   }

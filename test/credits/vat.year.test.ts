@@ -1,15 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/clock.ts';
 import { collectDueInvoices } from '../../src/modules/collections/index.ts';
 import { createPlan, ok, subscribe } from '../helpers/billing.ts';
 import { accountContext } from '../helpers/context.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
-import { startSmtpReceiver } from '../helpers/smtp.ts';
+import type { TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { addCard } from '../collections/cards.ts';
 import { deliveredTo } from '../collections/notices.fixtures.ts';
-import type { Smtp } from '../collections/notices.fixtures.ts';
 import { clock } from './credits.fixtures.ts';
+import { advanceClock } from '../helpers/clock.ts';
 
 /**
  * A year of a prepaid customer whose documents carry VAT exactly once: docs/tax.md, "Prepaid credit", its table "A
@@ -20,16 +19,8 @@ import { clock } from './credits.fixtures.ts';
  * 1,000.00 on 1 January 2027 pays February 2027. Every figure below is computed by hand. The customer gets its
  * invoices by e-mail, read from a real SMTP receiver as it reads them.
  */
-let t: TestService;
-let smtp: Smtp;
-beforeAll(async () => {
-  smtp = await startSmtpReceiver();
-  t = await startTestService({ clock, smtpUrl: smtp.url });
-});
-afterAll(async () => {
-  await t?.close();
-  await smtp?.close();
-});
+const t = useTestService({ clock, smtp: true });
+const { smtp } = t;
 
 const MONTHS = [
   '2026-01',
@@ -98,8 +89,6 @@ async function topUp(as: TestAccount, walletId: number, amount: number) {
     grant: grants.find((g) => g.TopUpInvoiceID === made.invoiceID),
   };
 }
-
-const advance = (as: TestAccount, to: string) => ok(as, 'POST', '/v1/test-clock/advance', { To: to }, 200);
 
 /** The month's invoices of the account (GET /v1/invoices with the month's bounds), oldest first. */
 const invoicesIn = async (as: TestAccount, month: Month) =>
@@ -171,7 +160,7 @@ async function aYear(
   };
   let secondTopUp: number | undefined;
   for (const m of MONTHS) {
-    if (m !== '2026-01') await advance(as, noonOnThe1st(m));
+    if (m !== '2026-01') await advanceClock(as, noonOnThe1st(m));
     if (m === '2027-01') secondTopUp = (await topUp(as, walletId, 1000)).invoiceId;
     const grants = (await ok(as, 'GET', `/v1/wallets/${walletId}/grants`)) as any[];
     const second = grants.find((g) => g.TopUpInvoiceID === secondTopUp);

@@ -1,18 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { verifyPassword } from '../../src/security/passwords.ts';
-import { eventually, startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
+import { eventually } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { newCustomer, t, useCustomersService } from './fixtures.ts';
 import { credentialsIn, editBody, mailTo, uniqueEmail } from './contacts.fixtures.ts';
 
 useCustomersService({ smtp: true });
 
 describe('mail without an SMTP server', () => {
-  let quiet: TestService;
-  beforeAll(async () => {
-    quiet = await startTestService();
-  });
-  afterAll(() => quiet?.close());
+  const quiet = useTestService();
 
   it('records the credentials mail as skipped, its body sealed yet readable', async () => {
     const customer = await quiet.request('POST', '/v1/customers', { body: { Name: 'Quiet Co' } });

@@ -1,22 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { addGateway, setGatewayEnabled } from '../../src/modules/gateways/index.ts';
 import { accountContext } from '../helpers/context.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 
-let t: TestService;
-let other: TestAccount;
 /** The account's built-in test gateway, and another account's. */
 let gatewayID: number;
 let theirGatewayID: number;
+const t = useTestService({ secondAccount: true });
+const { other } = t;
 beforeAll(async () => {
-  t = await startTestService();
-  other = await t.newAccount();
   expect((await t.request('POST', '/v1/currencies', { body: { CurrencyCode: 'ZAR' } })).status).toBe(201);
   gatewayID = (await t.request('GET', '/v1/gateways')).body[0].gatewayID;
   theirGatewayID = (await other.request('GET', '/v1/gateways')).body[0].gatewayID;
 });
-afterAll(() => t.close());
 
 const SPEC_FIELDS = [
   'customerID',

@@ -1,21 +1,22 @@
-import { afterAll, beforeAll, expect } from 'vitest';
+import { beforeAll, expect } from 'vitest';
 import { createCustomer, createPlan, ok, subscribe } from '../helpers/billing.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
 import { defineMetric } from '../usage/usage.fixtures.ts';
+import { useTestService } from '../helpers/testService.ts';
+import type { FileService } from '../helpers/testService.ts';
 
 /**
  * The entitlements tests' shared setup: one service per file, another account for isolation, and two metrics in
  * the test account (`api_calls`, a sum of `units`; `logins`, a count). Metrics are made in their table as the
  * catalogue would make them (test/usage/usage.fixtures.ts). Read the bindings inside tests.
  */
-export let t: TestService;
+export let t: FileService;
 export let other: TestAccount;
 
 export function useEntitlementService() {
+  t = useTestService({ secondAccount: true });
+  other = t.other;
   beforeAll(async () => {
-    t = await startTestService();
-    other = await t.newAccount();
     await defineMetric(t.service.storage.db, t.accountId, 'api_calls', 'sum', { property: 'units' });
     await defineMetric(t.service.storage.db, t.accountId, 'logins', 'count');
     await defineMetric(t.service.storage.db, t.accountId, 'peak_seats', 'max', { property: 'seats' });
@@ -37,7 +38,6 @@ export function useEntitlementService() {
       .execute();
     await defineMetric(t.service.storage.db, other.accountId, 'api_calls', 'sum', { property: 'units' });
   });
-  afterAll(() => t.close());
 }
 
 let codes = 0;

@@ -1,24 +1,23 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createCustomer, createPlan, movableClock, ok, subscribe } from '../helpers/billing.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { defineMetric } from '../usage/usage.fixtures.ts';
+import { advanceClock } from '../helpers/clock.ts';
 
 // A limit is per billing period, in the account's time zone: Auckland, whose daylight saving time ends on the very
 // day the second period starts (5 April 2026, 03:00 NZDT → 02:00 NZST), so that the bound is midnight NZDT,
 // 2026-04-04T11:00Z.
 const clock = movableClock('2026-03-05T00:00:00.000Z'); // 13:00 on 5 March in Auckland
-let t: TestService;
 let shop: TestAccount;
 
+const t = useTestService({ clock });
 beforeAll(async () => {
-  t = await startTestService({ clock });
   shop = await t.newAccount('Auckland shop', { isTest: true, timeZone: 'Pacific/Auckland' });
   await defineMetric(t.service.storage.db, shop.accountId, 'api_calls', 'sum', { property: 'units' });
 });
-afterAll(() => t.close());
 
-const advance = (To: string) => ok(shop, 'POST', '/v1/test-clock/advance', { To }, 200);
+const advance = (To: string) => advanceClock(shop, To);
 
 describe('a limit per billing period', () => {
   it("starts afresh at the account's midnight that begins the next period, and not before", async () => {

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createCustomer, invoicesOf, movableClock, ok } from '../helpers/billing.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import {
   advance,
   linesOf,
@@ -13,12 +12,8 @@ import {
 // docs/usage.md, "Entitlements": a limit's Used is what the bill run counts for the metric in the period. An
 // account in New York, whose summer time starts on 8 March 2026: March is 1 Mar 05:00Z to 1 Apr 04:00Z.
 const clock = movableClock('2026-03-01T15:00:00.000Z');
-let t: TestService;
 
-beforeAll(async () => {
-  t = await startTestService({ clock });
-});
-afterAll(() => t.close());
+const t = useTestService({ clock });
 
 describe("a limit's Used", () => {
   it('counts the events the bill run bills to the governing subscription, and no other', async () => {

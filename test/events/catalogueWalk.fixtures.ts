@@ -4,6 +4,7 @@ import { startTestService } from '../helpers/service.ts';
 import type { TestService } from '../helpers/service.ts';
 import { startWebhookReceiver } from '../helpers/webhookReceiver.ts';
 import type { WebhookReceiver } from '../helpers/webhookReceiver.ts';
+import { plusDays } from '../helpers/clock.ts';
 
 // What the event catalogue's walk (catalogue.walk.test.ts) and its steps (catalogueWalk.records.ts,
 // catalogueWalk.collection.ts) share: the service, the webhook receiver, and small helpers.
@@ -32,8 +33,6 @@ export function useCatalogueWalk(): void {
   });
 }
 
-const DAY = 86_400_000;
-export const plusDays = (date: string, days: number) =>
-  new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY).toISOString().slice(0, 10);
+export { plusDays };
 
 export const charges = (amount: number) => [{ Descrip: 'Work', Qty: 1, UnitCostEx: amount }];

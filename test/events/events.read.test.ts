@@ -5,6 +5,8 @@ import { EVENT_RETENTION_DAYS, purgeExpiredEvents } from '../../src/modules/even
 
 let t: TestService;
 beforeAll(async () => {
+  // Started by hand, not with useTestService: a test below starts a second service on a wall clock a day
+  // ahead.
   t = await startTestService();
 });
 afterAll(async () => {

@@ -1,30 +1,29 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import { eventually } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
 import { startWebhookReceiver } from '../helpers/webhookReceiver.ts';
 import type { WebhookReceiver } from '../helpers/webhookReceiver.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { nextRetryDelayMs, parseRetryAfter, startWebhookWorker } from '../../src/modules/events/index.ts';
 import { systemClock } from '../../src/clock.ts';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { modulePorts } from '../../src/modulePorts.ts';
 
 // How much the worker sends at once, and the schedule's arithmetic.
-let t: TestService;
 let receiver: WebhookReceiver;
+// The receiver starts before the service and closes after it, as the hooks are registered (vitest runs afterAll
+// hooks in reverse).
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
-  t = await startTestService({
-    env: {
-      WEBHOOK_ALLOW_HTTP: 'true',
-      WEBHOOK_ALLOWED_PRIVATE_HOSTS: '127.0.0.1',
-      WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: '3',
-      WORKER_INTERVAL_MS: '50',
-    },
-  });
 });
-afterAll(async () => {
-  await t.close();
-  await receiver.close();
+afterAll(() => receiver?.close());
+const t = useTestService({
+  env: {
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_ALLOWED_PRIVATE_HOSTS: '127.0.0.1',
+    WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: '3',
+    WORKER_INTERVAL_MS: '50',
+  },
 });
 
 async function endpoint(as: TestAccount, path: string) {

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startTestService } from '../helpers/service.ts';
-import type { ApiResponse, TestAccount, TestService } from '../helpers/service.ts';
+import { eventually } from '../helpers/service.ts';
+import type { ApiResponse, TestAccount } from '../helpers/service.ts';
 import { movableClock } from '../helpers/billing.ts';
 import { startWebhookReceiver, verifyWebhook } from '../helpers/webhookReceiver.ts';
 import type { WebhookReceiver } from '../helpers/webhookReceiver.ts';
+import { useTestService } from '../helpers/testService.ts';
 
 // The test event, the deliveries list, resend and recover, against a real receiver on 127.0.0.1 that the
 // service's own worker delivers to. The service clock stands still unless a test moves it: a failed attempt's
@@ -11,19 +12,17 @@ import type { WebhookReceiver } from '../helpers/webhookReceiver.ts';
 const start = new Date();
 start.setUTCMilliseconds(0);
 const clock = movableClock(start.toISOString());
-let t: TestService;
 let receiver: WebhookReceiver;
 
+// The receiver starts before the service and closes after it, as the hooks are registered (vitest runs afterAll
+// hooks in reverse).
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
-  t = await startTestService({
-    clock,
-    env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_PRIVATE_HOSTS: '127.0.0.1', WORKER_INTERVAL_MS: '50' },
-  });
 });
-afterAll(async () => {
-  await t?.close();
-  await receiver?.close();
+afterAll(() => receiver?.close());
+const t = useTestService({
+  clock,
+  env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_PRIVATE_HOSTS: '127.0.0.1', WORKER_INTERVAL_MS: '50' },
 });
 
 const db = () => t.service.storage.db;

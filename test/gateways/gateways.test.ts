@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../src/errors.ts';
 import { createAccount } from '../../src/modules/auth/index.ts';
@@ -12,17 +12,13 @@ import {
   setPrimaryGateway,
 } from '../../src/modules/gateways/index.ts';
 import { accountContext } from '../helpers/context.ts';
-import { STAGING, startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import { STAGING } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { modulePorts } from '../../src/modulePorts.ts';
 
-let t: TestService;
-let other: TestAccount;
-beforeAll(async () => {
-  t = await startTestService();
-  other = await t.newAccount();
-});
-afterAll(() => t.close());
+const t = useTestService({ secondAccount: true });
+const { other } = t;
 
 /** Spec (public-service notes, Gateways): these fields, exactly. */
 const SPEC_FIELDS = [

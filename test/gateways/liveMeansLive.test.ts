@@ -12,19 +12,13 @@ import { addCard } from '../collections/cards.ts';
 import { createCustomer, ok } from '../helpers/billing.ts';
 import { accountContext } from '../helpers/context.ts';
 import { databaseMigratedUpTo, insertAccount, insertRow } from '../helpers/migrations.ts';
-import { STAGING, startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
+import { STAGING } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 
 // docs/gateways.md, "Live means live": a live account never collects through the built-in test gateway, which
 // moves no money. The service runs as a live deployment does (TEST_GATEWAY_ON_LIVE_ACCOUNTS off).
 
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService({ env: { TEST_GATEWAY_ON_LIVE_ACCOUNTS: 'false' } });
-});
-afterAll(async () => {
-  await t?.close();
-});
+const t = useTestService({ env: { TEST_GATEWAY_ON_LIVE_ACCOUNTS: 'false' } });
 
 const WORDS =
   'is the built-in test gateway, which moves no money: a live account collects through a live gateway ' +

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/clock.ts';
 import type { ServiceContext } from '../../src/context.ts';
 import { ValidationError } from '../../src/errors.ts';
@@ -15,8 +15,7 @@ import {
   usesHostedFields,
 } from '../../src/modules/gateways/index.ts';
 import { accountContext } from '../helpers/context.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { PAYSTACK_TEST_CARDS, PaystackSimulator } from '../providers/paystackSimulator.ts';
 
 // A Paystack gateway through the gateways module, as collections and the capture frame use it: added with its keys
@@ -26,19 +25,17 @@ import { PAYSTACK_TEST_CARDS, PaystackSimulator } from '../providers/paystackSim
 const TEST_KEYS = { secretKey: 'sk_test_4f1c2a9b7d', publicKey: 'pk_test_4f1c2a9b7d' };
 const LIVE_KEYS = { secretKey: 'sk_live_4f1c2a9b7d', publicKey: 'pk_live_4f1c2a9b7d' };
 
-let t: TestService;
 let sim: PaystackSimulator;
 let testCtx: ServiceContext;
 let liveCtx: ServiceContext;
 
+const t = useTestService();
 beforeAll(async () => {
-  t = await startTestService();
   sim = await PaystackSimulator.start(TEST_KEYS.secretKey, fixedClock('2026-11-26T10:00:00.000Z'));
   const testAccount = await t.newAccount('Test Shop', { isTest: true });
   testCtx = { ...(await accountContext(t, testAccount.accountId)), providerFetch: sim.fetch };
   liveCtx = await accountContext(t, t.accountId);
 });
-afterAll(() => t.close());
 
 async function refusal(ctx: ServiceContext, settings: unknown, isTestMode?: boolean) {
   const error = await addGateway(ctx, {

@@ -29,6 +29,8 @@ beforeAll(async () => {
   sim = await StripeSimulator.start();
   // Webhook signatures are compared with the service's wall clock: the simulator signs at the same time.
   sim.nowSeconds = Math.floor(systemClock.now().getTime() / 1000);
+  // Started by hand, not with useTestService (test/helpers/testService.ts): its providerFetch is a simulator
+  // this hook starts first.
   t = await startTestService({ providerFetch: sim.fetch });
   ctx = { ...(await accountContext(t, t.accountId)), providerFetch: sim.fetch };
 });

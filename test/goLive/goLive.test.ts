@@ -4,7 +4,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { checkDeployment } from '../../src/cli/doctor.ts';
 import { systemClock } from '../../src/clock.ts';
 import { runBilling } from '../../src/billing/billRun.ts';
@@ -13,8 +13,8 @@ import { ACCEPTED_PNGS, craftPng } from '../auth/logo.fixtures.ts';
 import { createCustomer, createPlan, invoicesOf, movableClock, ok, subscribe } from '../helpers/billing.ts';
 import { runCli } from '../helpers/cli.ts';
 import { accountContext } from '../helpers/context.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { PAYSTACK_TEST_CARDS, PaystackSimulator } from '../providers/paystackSimulator.ts';
 import { modulePorts } from '../../src/modulePorts.ts';
 
@@ -26,7 +26,6 @@ const clock = movableClock('2026-03-02T08:00:00.000Z');
 const sim = await PaystackSimulator.start('sk_live_paystacksimulator000000000000000', clock);
 const PUBLIC_KEY = 'pk_live_paystacksimulator000000000000000';
 
-let t: TestService;
 let test: TestAccount;
 let plan: { packageId: number; rateTermId: number };
 let logo: Buffer;
@@ -74,8 +73,8 @@ function accountOf(accountId: number, apiKey: string): TestAccount {
   };
 }
 
+const t = useTestService({ clock, providerFetch: sim.fetch });
 beforeAll(async () => {
-  t = await startTestService({ clock, providerFetch: sim.fetch });
   test = await t.newAccount('Karoo Fibre', { isTest: true, currencyCode: 'ZAR' });
   await ok(test, 'POST', '/v1/currencies', { CurrencyCode: 'USD' });
   await ok(test, 'POST', '/v1/tax', { Name: 'VAT', rules: [{ Perc: 0.15, countryID: 710 }] });
@@ -157,7 +156,6 @@ beforeAll(async () => {
     EnabledEvents: ['invoice.paid'],
   });
 });
-afterAll(() => t.close());
 
 /** The live account made through the API, and the answer that made it. */
 let live: TestAccount;

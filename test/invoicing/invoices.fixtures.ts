@@ -1,11 +1,11 @@
 import { PDFParse } from 'pdf-parse';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { expect } from 'vitest';
 import { movableClock } from '../helpers/billing.ts';
 import { fetchInvoicePdf } from '../helpers/invoices.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
-import { startSmtpReceiver } from '../helpers/smtp.ts';
+import type { TestAccount } from '../helpers/service.ts';
 import type { ReceivedMail } from '../helpers/smtp.ts';
+import { useTestService } from '../helpers/testService.ts';
+import type { FileService, SmtpReceiver } from '../helpers/testService.ts';
 
 /** A clock the tests move; the service reads "today" from it (in each account's time zone). */
 export const clock = movableClock('2026-03-10T10:00:00.000Z');
@@ -14,20 +14,13 @@ export const clock = movableClock('2026-03-10T10:00:00.000Z');
  * The invoice tests' shared setup: one SMTP receiver and one service per test file, and a second account. The
  * bindings are set once `useInvoiceService`'s beforeAll has run, so read them inside tests.
  */
-export let t: TestService;
+export let t: FileService;
 export let other: TestAccount;
-export let smtp: Awaited<ReturnType<typeof startSmtpReceiver>>;
+export let smtp: SmtpReceiver;
 
 export function useInvoiceService() {
-  beforeAll(async () => {
-    smtp = await startSmtpReceiver();
-    t = await startTestService({ smtpUrl: smtp.url, clock });
-    other = await t.newAccount();
-  });
-  afterAll(async () => {
-    await t?.close();
-    await smtp?.close();
-  });
+  t = useTestService({ smtp: true, clock, secondAccount: true });
+  ({ smtp, other } = t);
 }
 
 export const db = () => t.service.storage.db;

@@ -18,6 +18,8 @@ const MAX_LINES = 600;
 
 let t: TestService;
 beforeAll(async () => {
+  // Started by hand, not with useTestService: a describe below starts a second service with another
+  // PDF_TIMEOUT_MS.
   t = await startTestService({
     env: {
       PDF_MAX_INVOICE_LINES: String(MAX_LINES),

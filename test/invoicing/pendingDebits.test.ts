@@ -1,5 +1,5 @@
 import PostalMime from 'postal-mime';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { addLine, batchBody, newBatch } from '../batches/batchApi.fixtures.ts';
 import { onBusinessDay } from '../../src/core/bankingDays.ts';
 import type { DebitSetup } from '../batches/fixtures.ts';
@@ -7,9 +7,9 @@ import { debitAccount, debitCustomer, debitInvoice, plusDays } from '../batches/
 import { addCard } from '../collections/cards.ts';
 import { ok } from '../helpers/billing.ts';
 import { fetchInvoicePdf } from '../helpers/invoices.ts';
-import { eventually, startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
-import { startSmtpReceiver } from '../helpers/smtp.ts';
+import { eventually } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { PortalClient, portalPath } from '../portal/fixtures.ts';
 import { fetchStatementPdf } from '../statements/fixtures.ts';
 import { pdfText } from './invoices.fixtures.ts';
@@ -18,17 +18,8 @@ import { pdfText } from './invoices.fixtures.ts';
 // bank, the API keeps the spec's Balance (net of it) and Status Pending, but every document the customer reads
 // says it is still due and when and from where it will be taken; and the collection notes never show an id.
 
-let t: TestService;
-let smtp: Awaited<ReturnType<typeof startSmtpReceiver>>;
-
-beforeAll(async () => {
-  smtp = await startSmtpReceiver();
-  t = await startTestService({ smtpUrl: smtp.url });
-});
-afterAll(async () => {
-  await t?.close();
-  await smtp?.close();
-});
+const t = useTestService({ smtp: true });
+const { smtp } = t;
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 /** "2027-01-25" → "25 Jan 2027", as documents print dates. */

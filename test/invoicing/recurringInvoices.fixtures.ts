@@ -1,7 +1,9 @@
-import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
+import { beforeAll, beforeEach, expect } from 'vitest';
 import type { Clock } from '../../src/clock.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
+import type { FileService } from '../helpers/testService.ts';
+import { midnightUtc } from '../helpers/clock.ts';
 
 /** A clock the tests move: "today" is the UTC date it stands on (the test accounts are in UTC). */
 export const clock: Clock & { at: number } = {
@@ -19,21 +21,20 @@ export const setToday = (date: string) => {
  * and one in another account; every test starts on 2026-03-10. The bindings are set once
  * `useRecurringInvoiceService`'s beforeAll has run, so read them inside tests.
  */
-export let t: TestService;
+export let t: FileService;
 export let other: TestAccount;
 export let customerID: number;
 export let otherCustomerID: number;
 
 export function useRecurringInvoiceService() {
+  t = useTestService({ clock, secondAccount: true });
+  other = t.other;
   beforeAll(async () => {
-    t = await startTestService({ clock });
-    other = await t.newAccount();
     expect((await t.request('POST', '/v1/currencies', { body: { CurrencyCode: 'ZAR' } })).status).toBe(201);
     customerID = (await t.request('POST', '/v1/customers', { body: { Name: 'Ada' } })).body.customerID;
     otherCustomerID = (await other.request('POST', '/v1/customers', { body: { Name: 'Theirs' } })).body
       .customerID;
   });
-  afterAll(() => t.close());
   beforeEach(() => setToday('2026-03-10'));
 }
 
@@ -84,4 +85,4 @@ export const read = async (id: number, as: TestAccount = t) =>
   (await as.request('GET', `/v1/recurring-invoices/${id}`)).body;
 export const count = async () => (await t.request('GET', '/v1/recurring-invoices?page_size=200')).body.length;
 export const fieldsOf = (res: { body: any }) => res.body.fields.map((f: { field: string }) => f.field);
-export const day = (date: string) => `${date}T00:00:00.000Z`;
+export { midnightUtc as day };

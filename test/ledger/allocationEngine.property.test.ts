@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ServiceContext } from '../../src/context.ts';
 import { DomainError } from '../../src/errors.ts';
 import { lockInvoicesForCollection } from '../../src/modules/invoicing/index.ts';
@@ -12,8 +12,7 @@ import type { CollectedPaymentInput } from '../../src/modules/ledger/index.ts';
 import { accountContext } from '../helpers/context.ts';
 import { createCustomer, movableClock, ok } from '../helpers/billing.ts';
 import { issuedInvoice } from '../helpers/invoices.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 
 // The allocation engine has two entries for collected payments: recordCollectedPayment, one payment at a time
 // (the engine's one-source path, allocateNewSource), and recordCollectedPayments, a collection run's batch
@@ -27,11 +26,7 @@ import type { TestService } from '../helpers/service.ts';
 // back afterwards, so both start from the same state. FC_RUNS=<n> runs more; FC_SEED=<seed> replays.
 
 const clock = movableClock('2026-03-01T10:00:00.000Z');
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService({ clock });
-});
-afterAll(() => t?.close());
+const t = useTestService({ clock });
 
 const UNKNOWN_INVOICE = 999_999_999;
 const OTHER_CURRENCY = 'EUR';

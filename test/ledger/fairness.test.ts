@@ -15,6 +15,8 @@ import type { ApiResponse, TestAccount, TestService } from '../helpers/service.t
 
 let t: TestService;
 beforeAll(async () => {
+  // Started by hand, not with useTestService: a test below starts a second service with a small connection
+  // pool.
   t = await startTestService({
     // The workers stay idle: on SQLite a worker's poll is a write, which waits (synchronously, holding this whole
     // process) for the write lock a held transaction of the test keeps.

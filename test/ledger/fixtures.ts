@@ -1,14 +1,14 @@
-import { afterAll, beforeAll } from 'vitest';
 import type { Clock } from '../../src/clock.ts';
 import { ok } from '../helpers/billing.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { ApiResponse, TestAccount, TestService } from '../helpers/service.ts';
+import type { ApiResponse, TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
+import type { FileService } from '../helpers/testService.ts';
 
 /**
  * The test file's service and a second account of it. Live bindings: they hold the file's service from its
  * beforeAll on (see useLedgerService).
  */
-export let t: TestService;
+export let t: FileService;
 export let other: TestAccount;
 
 /**
@@ -16,15 +16,15 @@ export let other: TestAccount;
  * `currencies` enabled beside USD, and closes it after the file.
  */
 export function useLedgerService(options: { clock?: Clock; currencies?: string[] } = {}): void {
-  beforeAll(async () => {
-    t = await startTestService(options.clock ? { clock: options.clock } : {});
-    other = await t.newAccount();
-    for (const CurrencyCode of options.currencies ?? [])
-      await ok(t, 'POST', '/v1/currencies', { CurrencyCode });
+  t = useTestService({
+    ...(options.clock ? { clock: options.clock } : {}),
+    secondAccount: true,
+    seed: async (started) => {
+      for (const CurrencyCode of options.currencies ?? [])
+        await ok(started, 'POST', '/v1/currencies', { CurrencyCode });
+    },
   });
-  afterAll(async () => {
-    await t?.close();
-  });
+  other = t.other;
 }
 
 export const fieldsOf = (res: ApiResponse): string[] =>

@@ -1,17 +1,16 @@
 import fc from 'fast-check';
 import { sourcesOf } from '../helpers/ledger.ts';
 import type { AllocationView, LedgerFeatures, LedgerState } from '../helpers/ledger.ts';
+import { plusDays } from '../helpers/clock.ts';
 
 // The model of the ledger reconciliation property (reconciliation.property.test.ts): what a run is made of (its
 // Steps), how fast-check draws them, and what the allocation rules predict from the ledger read back before a
 // step: which target an allocation names, whether a request must be accepted, and what AutoApply takes. How each
 // step runs over HTTP, and the checks after it, are in the test.
 
-const DAY_MS = 86_400_000;
-export const addDays = (date: string, days: number) =>
-  new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+export { plusDays as addDays };
 /** Dates of invoices and positive adjustments: ten days, so that AutoApply meets ties. */
-export const dayOf = (n: number) => addDays('2026-01-01', n);
+export const dayOf = (n: number) => plusDays('2026-01-01', n);
 
 export type SourceKind = 'payment' | 'credit' | 'negative';
 

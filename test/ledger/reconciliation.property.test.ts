@@ -1,11 +1,11 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService } from '../helpers/service.ts';
-import type { ApiResponse, TestAccount, TestService } from '../helpers/service.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { ApiResponse, TestAccount } from '../helpers/service.ts';
 import { createCustomer, movableClock } from '../helpers/billing.ts';
 import { issuedInvoice } from '../helpers/invoices.ts';
 import { detectFeatures, expectLedgerConsistent, readLedger, sourcesOf, toWire } from '../helpers/ledger.ts';
 import type { LedgerFeatures, LedgerState } from '../helpers/ledger.ts';
+import { useTestService } from '../helpers/testService.ts';
 import {
   acceptable,
   addDays,
@@ -35,13 +35,11 @@ import type { CreateSpec, Entry, SourceKind, Step } from './reconciliation.model
 // The steps and what the rules predict of them are in reconciliation.model.ts.
 
 const clock = movableClock('2026-03-01T10:00:00.000Z');
-let t: TestService;
 let features: LedgerFeatures;
+const t = useTestService({ clock });
 beforeAll(async () => {
-  t = await startTestService({ clock });
   features = await detectFeatures(t);
 });
-afterAll(() => t?.close());
 
 /** What the test remembers of the records it made: the fields an edit must send back. */
 interface Made {

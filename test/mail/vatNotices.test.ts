@@ -1,15 +1,13 @@
 import PostalMime from 'postal-mime';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { collectDueInvoices } from '../../src/modules/collections/index.ts';
 import { createCustomer, createPlan, ok, subscribe } from '../helpers/billing.ts';
 import { accountContext } from '../helpers/context.ts';
 import { eventsOf } from '../helpers/resourceEvents.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
-import { startSmtpReceiver } from '../helpers/smtp.ts';
+import type { TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { addCard } from '../collections/cards.ts';
 import { deliveredTo, expectSameContent } from '../collections/notices.fixtures.ts';
-import type { Smtp } from '../collections/notices.fixtures.ts';
 import { pdfAttachment, pdfText } from '../invoicing/invoices.fixtures.ts';
 
 /**
@@ -17,16 +15,8 @@ import { pdfAttachment, pdfText } from '../invoicing/invoices.fixtures.ts';
  * notes are e-mailed as invoices are, and refunds and cancellations are told; each an account setting, on by
  * default, and a copy to the staff address when asked. Every message is read from a real SMTP receiver.
  */
-let t: TestService;
-let smtp: Smtp;
-beforeAll(async () => {
-  smtp = await startSmtpReceiver();
-  t = await startTestService({ smtpUrl: smtp.url });
-});
-afterAll(async () => {
-  await t?.close();
-  await smtp?.close();
-});
+const t = useTestService({ smtp: true });
+const { smtp } = t;
 
 let sequence = 0;
 

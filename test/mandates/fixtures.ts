@@ -1,26 +1,23 @@
 import crypto from 'node:crypto';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { expect } from 'vitest';
 import { onBusinessDay } from '../../src/core/bankingDays.ts';
 import { ok } from '../helpers/billing.ts';
+import { advanceClock } from '../helpers/clock.ts';
 import { eventsOf } from '../helpers/resourceEvents.ts';
 import type { WireEvent } from '../helpers/resourceEvents.ts';
-import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
 import { debitInvoice, plusDays } from '../batches/fixtures.ts';
 import type { DebitSetup } from '../batches/fixtures.ts';
+import { useTestService } from '../helpers/testService.ts';
+import type { FileServiceOptions } from '../helpers/testService.ts';
 
 // What the eMandate tests share: a service of their own per file, accounts to make mandates in, a valid request
 // body, the signee's signature, a bank account linked to a signed mandate, and reads.
 
 export let t: TestService;
 
-export function useMandatesService(options: Parameters<typeof startTestService>[0] = {}): void {
-  beforeAll(async () => {
-    t = await startTestService(options);
-  });
-  afterAll(async () => {
-    await t?.close();
-  });
+export function useMandatesService(options: FileServiceOptions = {}): void {
+  t = useTestService(options);
 }
 
 export { plusDays };
@@ -336,6 +333,4 @@ export async function downloadPdfWithKey(account: TestAccount, token: string) {
 }
 
 /** Moves a test account's clock on to the instant `to`. */
-export async function advanceClock(account: TestAccount, to: string): Promise<void> {
-  await ok(account, 'POST', '/v1/test-clock/advance', { To: to }, 200);
-}
+export { advanceClock };

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll } from 'vitest';
 import { movableClock, ok } from '../helpers/billing.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
+import type { FileService } from '../helpers/testService.ts';
 
 // "Now" for every test: 15 Mar 2026 (cards expiring 03/2026 are still good, 02/2026 not).
 export const clock = movableClock('2026-03-15T10:00:00.000Z');
@@ -10,16 +10,13 @@ export const clock = movableClock('2026-03-15T10:00:00.000Z');
  * The test file's service and a second account of it. Live bindings: they hold the file's service from its
  * beforeAll on (see usePaymentMethodsService).
  */
-export let t: TestService;
+export let t: FileService;
 export let other: TestAccount;
 
 /** Starts the file's service on `clock`, with `other` beside the test account, and closes it after the file. */
 export function usePaymentMethodsService(): void {
-  beforeAll(async () => {
-    t = await startTestService({ clock });
-    other = await t.newAccount();
-  });
-  afterAll(() => t.close());
+  t = useTestService({ clock, secondAccount: true });
+  other = t.other;
 }
 
 export const db = () => t.service.storage.db;

@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ok } from '../helpers/billing.ts';
-import { startTestService } from '../helpers/service.ts';
 import { storedText, tableRowsText } from '../helpers/storedText.ts';
 import { sessionBody } from '../widgets/fixtures.ts';
-import type { TestService } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import {
   BANK_ACCOUNTS,
   bankBody,
@@ -23,11 +22,7 @@ describe('card, bank account and identity numbers at rest and in logs', () => {
   const IBAN = 'GB33BUKB20201555555555';
   // A debtor's SA ID number (docs/spec-decisions.md, "The debtor's ID number"): sealed like the account number.
   const ID_NUMBER = '8001015009087';
-  let s: TestService;
-  beforeAll(async () => {
-    s = await startTestService({ clock, env: { LOG_LEVEL: 'trace' } });
-  });
-  afterAll(() => s?.close());
+  const s = useTestService({ clock, env: { LOG_LEVEL: 'trace' } });
 
   it('are never stored, and never logged, whatever the request', async () => {
     const customerID = await newCustomer(s);

@@ -1,12 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { killAll, killTransient, runCli } from '../helpers/cli.ts';
 import { createCustomer, ok } from '../helpers/billing.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
-import { startSmtpReceiver } from '../helpers/smtp.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { addCard } from '../collections/cards.ts';
 import { deliveredTo } from '../collections/notices.fixtures.ts';
-import type { Smtp } from '../collections/notices.fixtures.ts';
 
 /**
  * `billing run` from cron (the README's way to bill) e-mails customers as the server does, links included: the
@@ -14,17 +11,11 @@ import type { Smtp } from '../collections/notices.fixtures.ts';
  * its e-mails ask the customer to reply instead of pointing at a page that is not there. The CLI queues the mail;
  * the test service's mail worker, on the same database, delivers it to a real SMTP receiver.
  */
-let t: TestService;
-let smtp: Smtp;
-beforeAll(async () => {
-  smtp = await startSmtpReceiver();
-  t = await startTestService({ smtpUrl: smtp.url });
-});
+const t = useTestService({ smtp: true });
+const { smtp } = t;
 afterEach(killTransient);
 afterAll(async () => {
   await killAll();
-  await t?.close();
-  await smtp?.close();
 });
 
 let shops = 0;

@@ -1,22 +1,18 @@
 import { sql } from 'kysely';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { killAll, killTransient, runCli } from '../helpers/cli.ts';
 import type { CliResult } from '../helpers/cli.ts';
 import { createCustomer, createPlan, subscribe } from '../helpers/billing.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 
 // `billing run --as-of` after today on a live account bills real invoices and e-mail early: it is refused unless
 // --allow-future is given. The CLI runs on the real clock, so "today" here is the real date in each time zone.
 
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService();
-});
+const t = useTestService();
 afterEach(killTransient);
 afterAll(async () => {
   await killAll();
-  await t.close();
 });
 
 /** The calendar date in `timeZone`, `days` from now. */

@@ -1,26 +1,20 @@
 import crypto from 'node:crypto';
 import os from 'node:os';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { workersToStart } from '../../src/cli/serve.ts';
 import { loadConfig } from '../../src/config.ts';
 import { startService } from '../../src/server.ts';
 import { freePostgresConnections } from '../../src/storage/database.ts';
 import { createCustomer } from '../helpers/billing.ts';
-import { dialect, eventually, startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
+import { dialect, eventually } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 
 // A PostgreSQL server opens at most `max_connections` client connections, and each process of `billing serve` holds
 // DATABASE_POOL_SIZE + 2 (docs/operations.md, "Scaling out"): the default count of processes fits what is free, and
 // a connection the server refuses anyway (53300) is a 503 the client may retry, never a 500.
 
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService({ env: { WORKER_INTERVAL_MS: '3600000' } });
-});
-afterAll(async () => {
-  await t?.close();
-});
+const t = useTestService({ env: { WORKER_INTERVAL_MS: '3600000' } });
 
 describe('the number of processes serve runs', () => {
   it('is the one given, else WORKERS, else one per core; on PostgreSQL the default fits the free connections', async () => {

@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import { isWireDate } from '../../src/core/wireDates.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 
 /**
  * Keeps the API reference complete: a route added without a summary, an operationId, a description or examples
@@ -15,15 +14,13 @@ import type { TestService } from '../helpers/service.ts';
 
 type Json = Record<string, any>;
 
-let t: TestService;
 let doc: Json;
+const t = useTestService();
 beforeAll(async () => {
-  t = await startTestService();
   const res = await t.request('GET', '/openapi.json', { auth: false });
   expect(res.status).toBe(200);
   doc = res.body;
 });
-afterAll(() => t.close());
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 

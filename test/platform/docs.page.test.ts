@@ -5,8 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium } from 'playwright-core';
 import type { BrowserContext } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/chromium.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 
 /**
  * The reference at /docs as a reader sees it: Debian's Chromium, headless, loads the page with every request that
@@ -16,11 +15,10 @@ import type { TestService } from '../helpers/service.ts';
 
 const SCREENSHOTS = path.resolve(import.meta.dirname, '../../test-output/docs');
 
-let t: TestService;
 let browser: BrowserContext;
 let profile: string;
+const t = useTestService();
 beforeAll(async () => {
-  t = await startTestService();
   profile = fs.mkdtempSync(path.join(os.tmpdir(), 'chromium-profile-'));
   // A fresh profile each run: nothing cached from an earlier page or another test.
   browser = await chromium.launchPersistentContext(profile, {
@@ -31,7 +29,6 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
-  await t?.close();
   if (profile) fs.rmSync(profile, { recursive: true, force: true });
 });
 

@@ -1,13 +1,9 @@
 import net from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService } from '../helpers/service.ts';
-import type { ApiResponse, TestService } from '../helpers/service.ts';
+import { describe, expect, it } from 'vitest';
+import type { ApiResponse } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService();
-});
-afterAll(() => t.close());
+const t = useTestService();
 
 /** The answer is a problem with `code`, carrying the headers every API answer carries. */
 function expectProblem(response: ApiResponse, status: number, code: string, requestId?: string): void {

@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestService } from '../helpers/testService.ts';
 
 /**
  * NUL in a path or query parameter is refused as in a body (docs/spec-decisions.md, "Request bodies"): walked over
@@ -23,10 +22,9 @@ interface Operation {
   parameters: Parameter[];
 }
 
-let t: TestService;
 let operations: Operation[];
+const t = useTestService();
 beforeAll(async () => {
-  t = await startTestService();
   const document = (await t.request('GET', '/openapi.json', { auth: false })).body as Json;
   operations = Object.entries(document.paths as Json).flatMap(([path, item]) =>
     Object.entries(item as Json)
@@ -38,7 +36,6 @@ beforeAll(async () => {
       })),
   );
 });
-afterAll(() => t.close());
 
 /** `path` with each parameter given its example (a realistic value), or `replacements` where given. */
 function urlOf(operation: Operation, replacements: Record<string, string> = {}): string {

@@ -14,6 +14,8 @@ const KEEP_ALIVE_TIMEOUT_MS = 1_000;
 
 let t: TestService;
 beforeAll(async () => {
+  // Started by hand, not with useTestService: a test below starts a second service on a data directory of its
+  // own.
   t = await startTestService({
     env: {
       AUTH_FAILURES_PER_MINUTE: String(AUTH_FAILURES_PER_MINUTE),

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createComponent, createCustomer, createPlan, ok, subscribe } from '../helpers/billing.ts';
 import { issuedInvoice } from '../helpers/invoices.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 
 // No 500 for any body (docs/spec-decisions.md, "Request bodies"): a name every JavaScript object inherits
 // (`constructor`, `__proto__`, `toString`...) is a field, a query parameter or a value like any other. Before, a body
@@ -26,14 +26,13 @@ const PROTOTYPE_NAMES = [
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
-let t: TestService;
 /** A test account: test clocks and simulations answer 403 to any other before they read a body. */
 let account: TestAccount;
 let doc: Json;
 /** The ids of objects the file made, by path parameter; any other parameter is its example (most likely a 404). */
 const ids = new Map<string, number>();
+const t = useTestService();
 beforeAll(async () => {
-  t = await startTestService();
   account = await t.newAccount('Prototype keys', { isTest: true });
   doc = (await t.request('GET', '/openapi.json', { auth: false })).body as Json;
   const customerId = await createCustomer(account);
@@ -49,7 +48,6 @@ beforeAll(async () => {
   ids.set('componentID', component.componentID);
   ids.set('gatewayID', gateways[0].gatewayID);
 });
-afterAll(() => t.close());
 
 /** A schema with its `$ref` followed, within the document. */
 function resolved(schema: Json | undefined): Json {

@@ -1,12 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startTestService } from '../helpers/service.ts';
-import type { ApiResponse, TestService } from '../helpers/service.ts';
+import { describe, expect, it } from 'vitest';
+import { eventually } from '../helpers/service.ts';
+import type { ApiResponse } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService();
-});
-afterAll(() => t.close());
+const t = useTestService();
 
 interface LogEntry {
   level: number;

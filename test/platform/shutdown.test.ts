@@ -4,6 +4,8 @@ import { startTestService } from '../helpers/service.ts';
 
 describe('readiness', () => {
   it('answers 503 problem+json on /readyz when the database is gone, while /healthz stays up', async () => {
+    // Started by hand, not with useTestService: each test takes its own service down (its database, its
+    // shutdown).
     const t = await startTestService();
     await t.service.storage.close();
     const ready = await t.request('GET', '/readyz', { auth: false });

@@ -14,6 +14,8 @@ afterAll(async () => {
 
 /** The client address the request line of a GET with this X-Forwarded-For shows. */
 async function loggedClientAddress(env: Record<string, string>): Promise<string> {
+  // Started by hand, not with useTestService: a service per setting of TRUSTED_PROXIES, each started inside
+  // its test.
   const t = await startTestService({ env });
   services.push(t);
   expect(

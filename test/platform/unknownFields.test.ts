@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService } from '../helpers/service.ts';
-import type { ApiResponse, TestAccount, TestService } from '../helpers/service.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { ApiResponse, TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 
 /**
  * A body field the operation does not define is a 422 naming it, with the field it most likely meant, and
@@ -10,18 +10,16 @@ import type { ApiResponse, TestAccount, TestService } from '../helpers/service.t
 
 type Json = Record<string, any>;
 
-let t: TestService;
 /** A test account: test clocks and simulations answer 403 to any other before they read a body. */
 let account: TestAccount;
 let customerID: number;
 let gatewayID: number;
+const t = useTestService();
 beforeAll(async () => {
-  t = await startTestService();
   account = await t.newAccount('Fields', { isTest: true });
   customerID = (await account.request('POST', '/v1/customers', { body: { Name: 'Ada' } })).body.customerID;
   gatewayID = (await account.request('GET', '/v1/gateways')).body[0].gatewayID;
 });
-afterAll(() => t.close());
 
 const problemsOf = (res: ApiResponse): { field: string; message: string }[] => res.body?.fields ?? [];
 

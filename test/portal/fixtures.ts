@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, expect } from 'vitest';
+import { beforeAll, expect } from 'vitest';
 import { createCustomer, movableClock, ok } from '../helpers/billing.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
-import { startSmtpReceiver } from '../helpers/smtp.ts';
+import type { TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
+import type { FileService, SmtpReceiver } from '../helpers/testService.ts';
 
 // "Now" for every portal test file until it moves the clock: 15 Mar 2026, 10:00 UTC.
 export const START = '2026-03-15T10:00:00.000Z';
@@ -20,25 +20,25 @@ export const wallClock = {
 };
 
 /** The file's service, SMTP receiver and a second account (live bindings, set in beforeAll). */
-export let t: TestService;
+export let t: FileService;
 export let other: TestAccount;
-export let smtp: Awaited<ReturnType<typeof startSmtpReceiver>>;
+export let smtp: SmtpReceiver;
 
 let slugs = 0;
 
 export function usePortalService(): void {
-  beforeAll(async () => {
+  beforeAll(() => {
     clock.set(START);
     wallClock.offsetMs = 0;
-    smtp = await startSmtpReceiver();
-    t = await startTestService({ clock, wallClock, smtpUrl: smtp.url });
-    other = await t.newAccount();
-    await ok(t, 'PUT', '/v1/account', { PortalSlug: `acme-${process.pid}-${++slugs}` });
   });
-  afterAll(async () => {
-    await t?.close();
-    await smtp?.close();
+  t = useTestService({
+    clock,
+    wallClock,
+    smtp: true,
+    secondAccount: true,
+    seed: (started) => ok(started, 'PUT', '/v1/account', { PortalSlug: `acme-${process.pid}-${++slugs}` }),
   });
+  ({ smtp, other } = t);
 }
 
 /** The account's portal path, /portal/{slug}/. */

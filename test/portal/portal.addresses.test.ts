@@ -1,22 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ok } from '../helpers/billing.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { customerWithLogin, PortalClient } from './fixtures.ts';
 
 // docs/operations.md, "Files and network limits": every per-address limit counts an IPv6 client by its /64. The
 // service believes X-Forwarded-For from 127.0.0.1, so that each request can come from an address of our choosing.
 
-let t: TestService;
 const slug = `addresses-${process.pid}`;
 const base = `/portal/${slug}/`;
 
+const t = useTestService({ env: { TRUSTED_PROXIES: '127.0.0.1', AUTH_FAILURES_PER_MINUTE: '3' } });
 beforeAll(async () => {
-  t = await startTestService({ env: { TRUSTED_PROXIES: '127.0.0.1', AUTH_FAILURES_PER_MINUTE: '3' } });
   await ok(t, 'PUT', '/v1/account', { PortalSlug: slug });
-});
-afterAll(async () => {
-  await t?.close();
 });
 
 /** Addresses of one /64, each a different one, behind the proxy that ends TLS for them. */

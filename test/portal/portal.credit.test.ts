@@ -14,6 +14,7 @@ import {
   t,
   usePortalService,
 } from './fixtures.ts';
+import { advanceClock } from '../helpers/clock.ts';
 
 usePortalService();
 
@@ -73,7 +74,7 @@ describe('the credit page', () => {
     // A test account in Johannesburg (UTC+2), so that its clock, and the expiry's daily run, are the test's.
     const shop = await t.newAccount('Credit Shop', { isTest: true, timeZone: 'Africa/Johannesburg' });
     await ok(shop, 'PUT', '/v1/account', { PortalSlug: `credit-${process.pid}` });
-    const advance = (to: string) => ok(shop, 'POST', '/v1/test-clock/advance', { To: to }, 200);
+    const advance = (to: string) => advanceClock(shop, to);
     await ok(shop, 'POST', '/v1/billable-metrics', { Code: 'api', Name: 'API calls', Aggregation: 'count' });
     const login = await customerWithLogin(shop, { name: 'Grace' });
     const walletId = await walletOf(shop, login.customerId, { Name: 'Launch credit' });

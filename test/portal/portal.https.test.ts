@@ -19,6 +19,8 @@ const proxiedSlug = `proxied-${process.pid}`;
 
 beforeAll(async () => {
   smtp = await startSmtpReceiver();
+  // Started by hand, not with useTestService: three services at once, each behind another PUBLIC_URL or proxy
+  // setting.
   [secure, plain, proxied] = await Promise.all([
     startTestService({ env: { PUBLIC_URL: 'https://billing.example.com' } }),
     startTestService({ smtpUrl: smtp.url }),

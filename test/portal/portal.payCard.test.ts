@@ -14,6 +14,7 @@ import {
   t,
   usePortalService,
 } from './fixtures.ts';
+import { testGatewayCharges } from '../helpers/outside.ts';
 
 usePortalService();
 
@@ -22,14 +23,7 @@ usePortalService();
 // "Paying and payment methods"). Each test pays its own amount, so the gateway's charges of it are its own.
 
 /** The test gateway's charges of this amount (minor units), oldest first. */
-async function chargesOf(amountMinor: number) {
-  return t.service.storage.db
-    .selectFrom('test_gateway_charges')
-    .select(['charge_id', 'outcome'])
-    .where('amount_minor', '=', amountMinor)
-    .orderBy('created_at')
-    .execute();
-}
+const chargesOf = (amountMinor: number) => testGatewayCharges(t, { amountMinor });
 
 /** The pay-with-a-new-card page of the invoice: the frame's HashToken and the page's form. */
 async function payCardPage(client: PortalClient, invoiceId: number) {

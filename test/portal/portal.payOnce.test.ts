@@ -15,6 +15,7 @@ import {
   t,
   usePortalService,
 } from './fixtures.ts';
+import { testGatewayCharges } from '../helpers/outside.ts';
 
 usePortalService();
 
@@ -22,14 +23,7 @@ usePortalService();
 // (docs/portal.md, "Paying and payment methods").
 
 /** The charges the test gateway made of this amount (minor units; each test pays its own amount), oldest first. */
-async function chargesOf(amountMinor: number) {
-  return t.service.storage.db
-    .selectFrom('test_gateway_charges')
-    .select(['charge_id', 'outcome', 'amount_minor'])
-    .where('amount_minor', '=', amountMinor)
-    .orderBy('created_at')
-    .execute();
-}
+const chargesOf = (amountMinor: number) => testGatewayCharges(t, { amountMinor });
 
 const accountCtx = async () => accountContext(t, (await ok(t, 'GET', '/v1/account')).accountID, clock);
 
@@ -97,7 +91,7 @@ describe('a portal payment charges once', () => {
     expect(paid.headers.get('location')).toBe(`${client.base}paid/${payment.paymentID}`);
     const charges = await chargesOf(5206);
     expect(charges).toHaveLength(1);
-    expect(payment).toMatchObject({ Amount: 52.06, Status: 'Allocated', Ref: charges[0]!.charge_id });
+    expect(payment).toMatchObject({ Amount: 52.06, Status: 'Allocated', Ref: charges[0]!.chargeId });
     // Sent once more: the same payment, nothing more charged or recorded.
     expect((await client.post(path, retry)).status).toBe(303);
     expect(await paymentsOf(login.customerId)).toHaveLength(1);
@@ -132,7 +126,7 @@ describe('a portal payment charges once', () => {
     expect(payment).toMatchObject({
       Amount: 18.4,
       Status: 'Allocated',
-      Ref: charges[0]!.charge_id,
+      Ref: charges[0]!.chargeId,
       Allocations: [expect.objectContaining({ invoiceID: invoice.invoiceID, amountApplied: 18.4 })],
     });
     // The customer's page sent late is that payment.

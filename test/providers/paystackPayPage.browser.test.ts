@@ -17,6 +17,7 @@ import {
   PAYSTACK_INLINE_STAND_IN,
   PAYSTACK_INLINE_URL,
 } from './standIns/paystackInline.ts';
+import { advanceClock, plusDays } from '../helpers/clock.ts';
 
 /**
  * The page that pays one invoice (docs/hosted-pages.md, "Paying one invoice") on a Paystack account, in Chromium,
@@ -29,9 +30,6 @@ import {
 
 const KEYS = { secretKey: 'sk_test_7e2b4c9a1d', publicKey: 'pk_test_7e2b4c9a1d' };
 const { pinAndOtp } = PAYSTACK_TEST_CARDS;
-const DAY = 86_400_000;
-const plusDays = (date: string, days: number) =>
-  new Date(Date.parse(`${date}T00:00:00.000Z`) + days * DAY).toISOString().slice(0, 10);
 
 let t: TestService;
 let sim: PaystackSimulator;
@@ -42,6 +40,8 @@ let gatewayToken: string;
 
 beforeAll(async () => {
   sim = await PaystackSimulator.start(KEYS.secretKey, fixedClock('2026-11-26T10:00:00.000Z'));
+  // Started by hand, not with useTestService (test/helpers/testService.ts): its providerFetch is a simulator
+  // this hook starts first.
   t = await startTestService({ providerFetch: sim.fetch });
   account = await t.newAccount('Lagos Roasters', { isTest: true, timeZone: 'UTC', currencyCode: 'ZAR' });
   const ctx = { ...(await accountContext(t, account.accountId)), providerFetch: sim.fetch };
@@ -68,7 +68,7 @@ afterAll(async () => {
  * provider steps, and an invoice of 114.80 collected from it today, which Paystack paused for the cardholder.
  */
 async function pausedRenewal() {
-  const advance = (to: string) => ok(account, 'POST', '/v1/test-clock/advance', { To: to }, 200);
+  const advance = (to: string) => advanceClock(account, to);
   const today = plusDays(((await ok(account, 'GET', '/v1/account')).TestClockDate as string).slice(0, 10), 1);
   await advance(`${today}T00:00:00.000Z`);
   const customer = await ok(account, 'POST', '/v1/customers', {

@@ -38,6 +38,8 @@ useBrowser();
 
 beforeAll(async () => {
   sim = await PaystackSimulator.start(KEYS.secretKey, fixedClock('2026-11-26T10:00:00.000Z'));
+  // Started by hand, not with useTestService (test/helpers/testService.ts): its providerFetch is a simulator
+  // this hook starts first.
   t = await startTestService({ providerFetch: sim.fetch });
   account = await t.newAccount('Lagos Roasters', { isTest: true, timeZone: 'UTC', currencyCode: 'USD' });
   await ok(account, 'PUT', '/v1/account', { PortalSlug: `lagos-${process.pid}` });

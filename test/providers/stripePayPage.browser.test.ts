@@ -65,6 +65,8 @@ beforeAll(async () => {
   // Webhook signatures are compared with the service's wall clock: the simulator signs at the same time.
   sim.nowSeconds = Math.floor(Date.now() / 1000);
   smtp = await startSmtpReceiver();
+  // Started by hand, not with useTestService (test/helpers/testService.ts): its providerFetch is a simulator
+  // this hook starts first.
   t = await startTestService({
     providerFetch: (input, init) => sim.fetch(input, init),
     smtpUrl: smtp.url,

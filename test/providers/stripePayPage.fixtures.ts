@@ -6,6 +6,7 @@ import { accountContext } from '../helpers/context.ts';
 import { issuedInvoice } from '../helpers/invoices.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
 import type { StripeSimulator } from './stripeSimulator.ts';
+import { advanceClock, plusDays } from '../helpers/clock.ts';
 
 /**
  * A renewal the bank wanted confirmed, on a Stripe account (test/providers/stripePayPage.browser.test.ts): a customer
@@ -16,9 +17,6 @@ import type { StripeSimulator } from './stripeSimulator.ts';
 
 /** docs/gateways.md, "The test gateway's cards": Stripe's test card that always asks for authentication. */
 const ALWAYS_AUTHENTICATE = '4000002760003184';
-const DAY = 86_400_000;
-const plusDays = (date: string, days: number) =>
-  new Date(Date.parse(`${date}T00:00:00.000Z`) + days * DAY).toISOString().slice(0, 10);
 
 export interface StoredCardSetup {
   account: TestAccount;
@@ -53,7 +51,7 @@ export async function storedCardSetup(t: TestService, sim: StripeSimulator): Pro
       webhookSecret: sim.webhookSecret,
     },
   });
-  const advance = (to: string) => ok(account, 'POST', '/v1/test-clock/advance', { To: to }, 200);
+  const advance = (to: string) => advanceClock(account, to);
   const today = plusDays(((await ok(account, 'GET', '/v1/account')).TestClockDate as string).slice(0, 10), 1);
   await advance(`${today}T00:00:00.000Z`);
 

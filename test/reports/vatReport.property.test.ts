@@ -1,8 +1,8 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createCustomer, ok } from '../helpers/billing.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 
 /**
  * The VAT report tested over random months (docs/tax.md, "The VAT report"): random invoices over March to May 2026,
@@ -12,11 +12,7 @@ import type { TestAccount, TestService } from '../helpers/service.ts';
  * date, or of its invoice's when that is later), each placed by the docs' table; and the documents the report lists
  * add up to its boxes.
  */
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService();
-});
-afterAll(() => t.close());
+const t = useTestService();
 
 const cents = (n: number) => Math.round(n * 100);
 const MONTHS = [

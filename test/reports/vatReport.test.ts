@@ -1,20 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createCustomer, ok } from '../helpers/billing.ts';
 import { runCli } from '../helpers/cli.ts';
 import { fetchApiBytes } from '../helpers/invoices.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 
 /**
  * The VAT report (docs/tax.md, "The VAT report"): what the VAT201 asks of sales for a period, from the period's
  * documents, every figure computed here by hand. A South-African vendor (countryID 710) selling to a VAT-registered
  * customer at home and to one in the United States (840).
  */
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService();
-});
-afterAll(() => t.close());
+const t = useTestService();
 
 async function vendor() {
   const as = await t.newAccount('Report shop');

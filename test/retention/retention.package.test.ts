@@ -9,6 +9,7 @@ import {
   t,
   usePortalService,
 } from '../portal/fixtures.ts';
+import { advanceToDay } from '../helpers/clock.ts';
 
 // docs/portal.md, "Cancel with a way to stay": a cheaper package taken in the portal's cancel is set for the next
 // renewal (nothing charged today, nothing cancelled) and billed from then; the same subscription cancelled through
@@ -20,8 +21,7 @@ describe('a package offered to stay', () => {
   it('is taken for the next renewal, and a cancel through the API within 30 days is not kept', async () => {
     clock.set('2026-03-01T10:00:00.000Z');
     const shop = await t.newAccount('Package Shop', { isTest: true });
-    const advance = (to: string) =>
-      ok(shop, 'POST', '/v1/test-clock/advance', { To: `${to}T10:00:00.000Z` }, 200);
+    const advance = (to: string) => advanceToDay(shop, to);
     await ok(shop, 'PUT', '/v1/account', { PortalSlug: `package-${process.pid}` });
     const full = await createPlan(shop, { chargePrice: 31 });
     const cheaper = await createPlan(shop, { chargePrice: 20 });

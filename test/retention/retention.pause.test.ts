@@ -9,6 +9,7 @@ import {
   t,
   usePortalService,
 } from '../portal/fixtures.ts';
+import { advanceToDay } from '../helpers/clock.ts';
 
 // docs/portal.md, "Cancel with a way to stay" and "Pausing": a pause offered to stay, when the account lets its
 // customers pause (PortalPause), is a pause of MaxPauseDays from the end of the billed period; taking it cancels
@@ -22,8 +23,7 @@ describe('a pause offered to stay', () => {
   it('pauses for MaxPauseDays from the end of the billed month, and is not offered beyond the limit', async () => {
     clock.set('2026-03-01T10:00:00.000Z');
     const shop = await t.newAccount('Pause Offer Shop', { isTest: true });
-    const advance = (to: string) =>
-      ok(shop, 'POST', '/v1/test-clock/advance', { To: `${to}T10:00:00.000Z` }, 200);
+    const advance = (to: string) => advanceToDay(shop, to);
     await ok(shop, 'PUT', '/v1/account', {
       PortalSlug: `pause-offer-${process.pid}`,
       PortalPause: true,

@@ -10,6 +10,7 @@ import {
   t,
   usePortalService,
 } from '../portal/fixtures.ts';
+import { advanceToDay } from '../helpers/clock.ts';
 
 // docs/portal.md, "Cancel with a way to stay", over HTTP on both databases: the portal's cancel asks the reason,
 // shows the reason's first offer (a retention coupon, a cheaper package), takes it without cancelling or cancels
@@ -22,8 +23,7 @@ let shop: TestAccount;
 let plans: { full: Awaited<ReturnType<typeof createPlan>>; cheaper: Awaited<ReturnType<typeof createPlan>> };
 let couponId: number;
 
-const advance = (to: string) =>
-  ok(shop, 'POST', '/v1/test-clock/advance', { To: `${to}T10:00:00.000Z` }, 200);
+const advance = (to: string) => advanceToDay(shop, to);
 
 /** A signed-in customer subscribed since 1 March to the USD 31.00 monthly plan (March billed at once). */
 async function subscribedCustomer() {

@@ -1,18 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createPlan, movableClock, ok } from '../helpers/billing.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 
 // docs/portal.md, "Cancel with a way to stay": an account's cancel reasons and their offers through the API
 // (GET and PUT /v1/account/retention), the coupons it may offer (IsRetention), what is refused (a problem naming
 // the field, nothing saved), and another account's coupons and packages as unknown as missing ones.
 
 const clock = movableClock('2026-03-01T10:00:00.000Z');
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService({ clock });
-});
-afterAll(() => t.close());
+const t = useTestService({ clock });
 
 async function refused(as: TestAccount, body: unknown) {
   const res = await as.request('PUT', '/v1/account/retention', { body });

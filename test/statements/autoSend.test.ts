@@ -1,25 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createCustomer, movableClock, ok } from '../helpers/billing.ts';
-import { eventually, startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
-import { startSmtpReceiver } from '../helpers/smtp.ts';
+import { eventually } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { pdfAttachment } from '../invoicing/invoices.fixtures.ts';
 import { invoice, payment, readPdf } from './fixtures.ts';
+import { queuedMail } from '../helpers/outside.ts';
 
 // Statements e-mailed by the bill run to autoSendStatement customers on their StatementDate (docs/spec-decisions.md,
 // "Statements"), driven here by test clocks through POST /v1/test-clock/advance.
 
 const clock = movableClock('2026-03-20T10:00:00.000Z');
-let smtp: Awaited<ReturnType<typeof startSmtpReceiver>>;
-let t: TestService;
-beforeAll(async () => {
-  smtp = await startSmtpReceiver();
-  t = await startTestService({ smtpUrl: smtp.url, clock });
-});
-afterAll(async () => {
-  await t?.close();
-  await smtp?.close();
-});
+const t = useTestService({ clock, smtp: true });
+const { smtp } = t;
 
 const advance = async (as: TestAccount, To: string) =>
   (await ok(as, 'POST', '/v1/test-clock/advance', { To }, 200)).Billed;
@@ -78,12 +71,7 @@ describe('statements sent by the bill run', () => {
     // Later the same day, and the next day: nothing more.
     expect((await advance(as, '2026-04-01T20:00:00.000Z')).statementsSent).toBe(0);
     expect((await advance(as, '2026-04-02T12:00:00.000Z')).statementsSent).toBe(0);
-    const rows = await t.service.storage.db
-      .selectFrom('mail_outbox')
-      .select('subject')
-      .where('account_id', '=', as.accountId)
-      .where('subject', 'like', 'Statement%')
-      .execute();
+    const rows = await queuedMail(t, as, { subjectLike: 'Statement%' });
     expect(rows).toHaveLength(1);
   });
 

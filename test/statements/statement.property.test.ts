@@ -1,9 +1,8 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createCustomer, movableClock, ok } from '../helpers/billing.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
 import { toMinor, toWire } from '../helpers/ledger.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { statement } from './fixtures.ts';
 
 // For random histories of invoices (issued, drafts, cancelled), payments, credit notes and adjustments, made
@@ -14,11 +13,7 @@ import { statement } from './fixtures.ts';
 
 const TODAY = '2026-03-31';
 const clock = movableClock(`${TODAY}T10:00:00.000Z`);
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService({ clock });
-});
-afterAll(() => t?.close());
+const t = useTestService({ clock });
 
 /** Day n of 2026 (0: 1 January), 0 to 89: 1 Jan to 31 Mar. */
 const day = (n: number) => new Date(Date.UTC(2026, 0, 1 + n)).toISOString().slice(0, 10);

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createCustomer, movableClock, ok } from '../helpers/billing.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import {
   creditNote,
   fetchStatementPdf,
@@ -16,11 +15,7 @@ import {
 // GET /v1/customers/{customerID}/statement and statement.pdf (docs/spec-decisions.md, "Statements").
 
 const clock = movableClock('2026-03-31T10:00:00.000Z');
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService({ clock });
-});
-afterAll(() => t?.close());
+const t = useTestService({ clock });
 
 /**
  * A customer with a February invoice of 100.00 (due 20 Feb), a March invoice of 50.00 (due 19 Mar), a draft and a

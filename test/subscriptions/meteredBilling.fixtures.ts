@@ -1,10 +1,11 @@
 import type { MetricAggregation } from '../../src/modules/catalogue/index.ts';
 import type { TestAccount } from '../helpers/service.ts';
 import { createCustomer, createPlan, ok, subscribe } from '../helpers/billing.ts';
+import { advanceClock } from '../helpers/clock.ts';
 
 /* Set-up shared by the tests of usage billed from events: a metric, a usage component linked to it, events. */
 
-export const advance = (as: TestAccount, To: string) => ok(as, 'POST', '/v1/test-clock/advance', { To }, 200);
+export { advanceClock as advance };
 
 /** Brackets 1–10 at 1.00, 11+ at 0.50 (graduated under `unit`). */
 export const TIERS = {

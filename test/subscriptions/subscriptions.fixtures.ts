@@ -1,6 +1,8 @@
-import { afterAll, afterEach, beforeAll, expect } from 'vitest';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import { afterEach, beforeAll, expect } from 'vitest';
+import type { TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
+import type { FileService } from '../helpers/testService.ts';
+import { midnightUtc } from '../helpers/clock.ts';
 
 /** The service's clock: tests move it; every test starts on TODAY (afterEach puts it back). */
 export const TODAY = '2026-03-10';
@@ -14,7 +16,7 @@ export const setToday = (date: string) => {
   clock.at = Date.parse(`${date}T10:00:00.000Z`);
 };
 /** The account is in UTC: a calendar date is shown as its midnight in UTC. */
-export const wire = (date: string) => `${date}T00:00:00.000Z`;
+export { midnightUtc as wire };
 
 /**
  * The subscription tests' shared catalogue and customers, made once per test file by `useSubscriptionService`: a
@@ -22,7 +24,7 @@ export const wire = (date: string) => `${date}T00:00:00.000Z`;
  * USD and one priced only in ZAR, a USD customer (Ada) and a ZAR one (Bongani). The bindings are set once its
  * beforeAll has run, so read them inside tests.
  */
-export let t: TestService;
+export let t: FileService;
 export let other: TestAccount;
 export let groupId: number;
 export let gold: any;
@@ -162,9 +164,9 @@ export const put = (id: number, path: string, body: unknown, as: TestAccount = t
   as.request('PUT', `/v1/subscriptions/${id}/${path}`, { body });
 
 export function useSubscriptionService() {
+  t = useTestService({ clock, secondAccount: true });
+  other = t.other;
   beforeAll(async () => {
-    t = await startTestService({ clock });
-    other = await t.newAccount();
     expect((await t.request('POST', '/v1/currencies', { body: { CurrencyCode: 'ZAR' } })).status).toBe(201);
     groupId = (await t.request('POST', '/v1/packagegroups', { body: { GroupName: 'Plans' } })).body
       .packageGroupID;
@@ -182,6 +184,5 @@ export function useSubscriptionService() {
     ada = await createCustomer({ LastName: 'Lovelace' });
     bongani = await createCustomer({ Name: 'Bongani', CurrencyCode: 'ZAR' });
   });
-  afterAll(() => t.close());
   afterEach(() => setToday(TODAY));
 }

@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import { plusDays } from '../helpers/clock.ts';
 
 // The model of the subscription lifecycle property (subscriptions.lifecycle.property.test.ts): what a timeline is
 // made of (its Setup and its Steps), what the test remembers beyond the service's state (Model), what a step does to
@@ -8,8 +9,7 @@ import { expect } from 'vitest';
 
 // Dates are calendar dates in the account's time zone (UTC here).
 const DAY_MS = 86_400_000;
-export const addDays = (date: string, days: number) =>
-  new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+export { plusDays as addDays };
 const daysBetween = (from: string, to: string) =>
   Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS);
 export const day = (wire: string | null) => (wire === null ? null : wire.slice(0, 10));
@@ -143,7 +143,7 @@ export function changeCutDate(
  * from that day to the 31st.
  */
 function termEnds(start: string, term: TermLength, anchorDay: number | null): string[] {
-  if (term.TermType === 'days') return [addDays(start, term.Term)];
+  if (term.TermType === 'days') return [plusDays(start, term.Term)];
   const startDay = dayOfMonth(start);
   const monthEnd = startDay === daysInMonth(Number(start.slice(0, 4)), Number(start.slice(5, 7)));
   const anchorDays =
@@ -193,7 +193,7 @@ export function billsFirst(
   let anchorDay = before.periods.length === 0 ? dayOfMonth(start) : null;
   const periods: BilledFirst[] = [];
   while (stopAt === undefined || start < stopAt) {
-    const invoiceDate = laterOf(addDays(start, -sub.numDaysBeforeToInv), model.createdOn);
+    const invoiceDate = laterOf(plusDays(start, -sub.numDaysBeforeToInv), model.createdOn);
     if (invoiceDate > today) break;
     if (pending !== null && pending.effectiveDate <= start) {
       if (!sameLength(term, pending.term)) anchorDay = dayOfMonth(start);

@@ -1,20 +1,17 @@
 import { expect } from 'vitest';
 import type { TestAccount } from '../helpers/service.ts';
-import { invoicesOf, ok } from '../helpers/billing.ts';
+import { invoicesOf } from '../helpers/billing.ts';
+import { plusDays } from '../helpers/clock.ts';
+import { advanceBilling } from '../helpers/clock.ts';
 
 /* What the trial tests share: reading a subscription's upcoming invoice and comparing it with a stored one. */
 
 export const day = (wire: string | null) => (wire === null ? null : wire.slice(0, 10));
 
-const DAY_MS = 86_400_000;
-export const addDays = (date: string, days: number) =>
-  new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+export { plusDays as addDays };
 
 /** Moves the test account's clock to 10:00 (UTC) on `date`, running the bill run for every day passed. */
-export async function advanceTo(as: TestAccount, date: string): Promise<void> {
-  const moved = await ok(as, 'POST', '/v1/test-clock/advance', { To: `${date}T10:00:00Z` }, 200);
-  expect(moved.Billed.parked, 'parked subscriptions').toBe(0);
-}
+export { advanceBilling as advanceTo };
 
 /** The upcoming invoice, or null on the 404 that says none is coming. */
 export async function upcomingOf(as: TestAccount, subscriptionId: number): Promise<any> {

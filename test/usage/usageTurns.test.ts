@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createCustomer } from '../helpers/billing.ts';
 import { holdStatement, insertInto } from '../helpers/heldStatement.ts';
-import { eventually, startAnotherInstance, startTestService } from '../helpers/service.ts';
-import type { ApiResponse, TestService } from '../helpers/service.ts';
+import { eventually, startAnotherInstance } from '../helpers/service.ts';
+import type { ApiResponse } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { usageLanes } from '../../src/modules/usage/index.ts';
 import { defineMetric } from './usage.fixtures.ts';
 
@@ -10,12 +11,8 @@ import { defineMetric } from './usage.fixtures.ts';
 // "Sending events"): past it a call is refused with 503 usage_busy and Retry-After, having recorded nothing, while
 // another account is served.
 
-let t: TestService;
-beforeAll(async () => {
-  // The workers stay idle: on SQLite a worker's poll is a write, which would wait for the held transaction.
-  t = await startTestService({ env: { MONEY_QUEUE_PER_CUSTOMER: '1', WORKER_INTERVAL_MS: '3600000' } });
-});
-afterAll(() => t?.close());
+// The workers stay idle: on SQLite a worker's poll is a write, which would wait for the held transaction.
+const t = useTestService({ env: { MONEY_QUEUE_PER_CUSTOMER: '1', WORKER_INTERVAL_MS: '3600000' } });
 
 describe("an account's line of usage calls", () => {
   it('refuses what does not fit with 503 usage_busy, records nothing for it, and lets others through', async () => {

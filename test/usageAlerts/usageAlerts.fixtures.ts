@@ -1,12 +1,11 @@
-import { afterAll, beforeAll } from 'vitest';
 import { systemClock } from '../../src/clock.ts';
 import { checkAllUsageAlerts } from '../../src/billing/usageAlerts.ts';
 import type { BillingDeps } from '../../src/billing/billRun.ts';
 import { createCustomer, movableClock, ok } from '../helpers/billing.ts';
-import { startSmtpReceiver } from '../helpers/smtp.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
 import { TIERS, meteredComponent, meteredSubscription } from '../subscriptions/meteredBilling.fixtures.ts';
+import { useTestService } from '../helpers/testService.ts';
+import type { FileService, SmtpReceiver } from '../helpers/testService.ts';
 import { modulePorts } from '../../src/modulePorts.ts';
 
 /**
@@ -14,18 +13,12 @@ import { modulePorts } from '../../src/modulePorts.ts';
  * 1 March 2026 (test accounts start their own clocks there). Read the bindings inside tests.
  */
 export const clock = movableClock('2026-03-01T10:00:00.000Z');
-export let t: TestService;
-export let smtp: Awaited<ReturnType<typeof startSmtpReceiver>>;
+export let t: FileService;
+export let smtp: SmtpReceiver;
 
 export function useUsageAlertService() {
-  beforeAll(async () => {
-    smtp = await startSmtpReceiver();
-    t = await startTestService({ clock, smtpUrl: smtp.url });
-  });
-  afterAll(async () => {
-    await t.close();
-    await smtp.close();
-  });
+  t = useTestService({ clock, smtp: true });
+  smtp = t.smtp;
 }
 
 /** What an evaluation in this process works with, as the service's worker has it. */

@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createCustomer, movableClock, ok } from '../helpers/billing.ts';
-import { eventually, startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import { eventually } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import {
   meteredComponent,
   meteredSubscription,
@@ -11,12 +12,8 @@ import {
 // docs/design/usage.md, "Alerts": the service's own worker evaluates alerts every USAGE_ALERT_INTERVAL_MS, finding
 // the customers whose events arrived since its last rounds and the alerts made since, with nobody asking.
 const clock = movableClock('2026-03-01T10:00:00.000Z');
-let t: TestService;
 
-beforeAll(async () => {
-  t = await startTestService({ clock, env: { USAGE_ALERT_INTERVAL_MS: '50' } });
-});
-afterAll(() => t.close());
+const t = useTestService({ clock, env: { USAGE_ALERT_INTERVAL_MS: '50' } });
 
 async function crossed(as: TestAccount): Promise<any[]> {
   return ok(as, 'GET', '/v1/events?type=usage.threshold_crossed');

@@ -17,6 +17,7 @@ import {
   t,
   useWidgetService,
 } from './fixtures.ts';
+import { testGatewayCharges } from '../helpers/outside.ts';
 
 /**
  * One submit at a time (docs/design/hosted-pages.md, "One submit at a time"). The first submit runs in a second
@@ -57,13 +58,8 @@ function submitTo(instance: ServiceInstance, hashToken: string, number: string):
 }
 
 /** The test gateway's rows for a session's charges and refunds, as a provider's dashboard would list them. */
-function gatewayRowsOf(sessionId: number) {
-  return db()
-    .selectFrom('test_gateway_charges')
-    .select(['charge_id', 'token', 'amount_minor', 'outcome', 'refunds_charge_id'])
-    .where('idempotency_key', 'like', `capture-session:${sessionId}:%`)
-    .execute();
-}
+const gatewayRowsOf = (sessionId: number) =>
+  testGatewayCharges(t, { idempotencyKeyLike: `capture-session:${sessionId}:%` });
 
 describe('a submit while another holds the session', () => {
   it('is a 409 that changes nothing, and the first submit captures', async () => {
@@ -125,13 +121,11 @@ describe('a submit that outlived its claim', () => {
     const charges = atGateway.filter((row) => row.outcome === 'succeeded');
     const refunds = atGateway.filter((row) => row.outcome === 'refunded');
     expect(charges).toHaveLength(2);
-    const kept = charges.find((row) => row.charge_id === read.transactionID)!;
-    const lost = charges.find((row) => row.charge_id !== read.transactionID)!;
+    const kept = charges.find((row) => row.chargeId === read.transactionID)!;
+    const lost = charges.find((row) => row.chargeId !== read.transactionID)!;
     expect(kept.token).toBe(keptToken);
     expect(lost.token).not.toBe(keptToken);
-    expect(refunds).toEqual([
-      expect.objectContaining({ refunds_charge_id: lost.charge_id, amount_minor: 2500 }),
-    ]);
+    expect(refunds).toEqual([expect.objectContaining({ refundsChargeId: lost.chargeId, amountMinor: 2500 })]);
 
     // An operator sees it in the log, without a token or a card number.
     const line = t.logs.find((text) => text.includes('lost its claim'));
@@ -139,7 +133,7 @@ describe('a submit that outlived its claim', () => {
     expect(JSON.parse(line!)).toMatchObject({
       captureSessionId: session.iframeCapturePayID,
       step: 'capture',
-      chargeId: lost.charge_id,
+      chargeId: lost.chargeId,
       undone: 'refunded',
     });
     expect(line).not.toMatch(/tok_test_|4242424242424242|5555555555554444/);

@@ -1,15 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestService } from '../helpers/testService.ts';
 import { createSession } from './fixtures.ts';
 
 // docs/operations.md, "The capture widget": behind a proxy, PUBLIC_URL is where browsers find the loader.
 
-let service: TestService;
-beforeAll(async () => {
-  service = await startTestService({ env: { PUBLIC_URL: 'https://billing.example.com' } });
-});
-afterAll(() => service.close());
+const service = useTestService({ env: { PUBLIC_URL: 'https://billing.example.com' } });
 
 describe('PUBLIC_URL', () => {
   it('is the origin of the loader in a session’s Html, whatever origin the request came to', async () => {

@@ -3,27 +3,25 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateUpTo } from '../../src/storage/migrate.ts';
 import { createCustomer, ok } from '../helpers/billing.ts';
 import { databaseMigratedUpTo, insertAccount } from '../helpers/migrations.ts';
-import { eventually, startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
+import { eventually } from '../helpers/service.ts';
 import { startWebhookReceiver, verifyWebhook } from '../helpers/webhookReceiver.ts';
 import type { WebhookReceiver } from '../helpers/webhookReceiver.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { VISA, sessionBody } from './fixtures.ts';
 
 // docs/spec-decisions.md, "Capture widget sessions", Tokens: events and webhooks show a session's SessionToken
 // null, as its HashToken, since they are stored and sent on and the SessionToken reads and completes the session.
 
-let t: TestService;
 let receiver: WebhookReceiver;
 
+// The receiver starts before the service and closes after it, as the hooks are registered (vitest runs afterAll
+// hooks in reverse).
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
-  t = await startTestService({
-    env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_PRIVATE_HOSTS: '127.0.0.1', WORKER_INTERVAL_MS: '50' },
-  });
 });
-afterAll(async () => {
-  await t?.close();
-  await receiver?.close();
+afterAll(() => receiver?.close());
+const t = useTestService({
+  env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_PRIVATE_HOSTS: '127.0.0.1', WORKER_INTERVAL_MS: '50' },
 });
 
 describe('capture session events', () => {

@@ -1,16 +1,17 @@
 import crypto from 'node:crypto';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { beforeAll, expect } from 'vitest';
 import { movableClock, ok } from '../helpers/billing.ts';
 import type { Clock } from '../../src/clock.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { ApiResponse, TestAccount, TestService } from '../helpers/service.ts';
+import type { ApiResponse, TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
+import type { FileService } from '../helpers/testService.ts';
 
 // "Now" for every test file until it moves the clock: 15 Mar 2026, 10:00 UTC.
 export const START = '2026-03-15T10:00:00.000Z';
 export const clock = movableClock(START);
 
 /** The file's service and a second account of it (live bindings, set in beforeAll). */
-export let t: TestService;
+export let t: FileService;
 export let other: TestAccount;
 
 /**
@@ -18,12 +19,9 @@ export let other: TestAccount;
  * `providerFetch` is the HTTP client it reaches payment providers with (a provider's simulator, test/providers/).
  */
 export function useWidgetService(options: { wallClock?: Clock; providerFetch?: typeof fetch } = {}): void {
-  beforeAll(async () => {
-    clock.set(START);
-    t = await startTestService({ clock, ...options });
-    other = await t.newAccount();
-  });
-  afterAll(() => t.close());
+  beforeAll(() => clock.set(START));
+  t = useTestService({ clock, ...options, secondAccount: true });
+  other = t.other;
 }
 
 export const db = () => t.service.storage.db;

@@ -8,9 +8,11 @@ import { signPayLinkToken } from '../../src/modules/collections/index.ts';
 import { createCustomer, ok } from '../helpers/billing.ts';
 import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/chromium.ts';
 import { customerWithBankAccount, issuedInvoice } from '../helpers/invoices.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
 import { addCard } from '../collections/cards.ts';
+import { advanceClock } from '../helpers/clock.ts';
+import { plusDays } from '../helpers/clock.ts';
+import { useTestService } from '../helpers/testService.ts';
 
 /**
  * The page that pays one invoice (docs/hosted-pages.md, "Paying one invoice"), over real HTTP and in Debian's
@@ -18,23 +20,18 @@ import { addCard } from '../collections/cards.ts';
  * off-session decline, "Pay with another card" in the capture frame, and a double submit paying once.
  */
 
-let t: TestService;
 let browser: Browser;
 let screenshots: string;
 
+const t = useTestService();
 beforeAll(async () => {
-  t = await startTestService();
   screenshots = fs.mkdtempSync(path.join(os.tmpdir(), 'pay-page-'));
   browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
-  await t?.close();
 });
 
-const DAY = 86_400_000;
-const plusDays = (date: string, days: number) =>
-  new Date(Date.parse(`${date}T00:00:00.000Z`) + days * DAY).toISOString().slice(0, 10);
 /** docs/gateways.md, "The test gateway's cards": asks for the cardholder's authentication on every sale. */
 const NEEDS_AUTHENTICATION = '4000002500003155';
 /** Links expire on a whole second, as invoicePayLink makes them. */
@@ -47,9 +44,6 @@ interface Setup {
   invoiceId: number;
 }
 
-const advance = (account: TestAccount, to: string) =>
-  ok(account, 'POST', '/v1/test-clock/advance', { To: to }, 200);
-
 /**
  * A test account with one invoice of 100.00 due today, collected from `cardNumber` (none: an invoice the customer
  * pays by hand), and the clock moved past its first try.
@@ -58,7 +52,7 @@ async function invoiceOf(cardNumber: string | null): Promise<Setup> {
   const account = await t.newAccount('Roastery', { isTest: true, timeZone: 'UTC' });
   await ok(account, 'PUT', '/v1/account', { LegalName: 'Karoo Coffee Roasters' });
   const today = plusDays(((await ok(account, 'GET', '/v1/account')).TestClockDate as string).slice(0, 10), 1);
-  await advance(account, `${today}T00:00:00.000Z`);
+  await advanceClock(account, `${today}T00:00:00.000Z`);
   const gatewayId = (await ok(account, 'GET', '/v1/gateways'))[0].gatewayID as number;
   const customerId = await createCustomer(account);
   const paymentMethodId = cardNumber === null ? null : await addCard(account, customerId, cardNumber);
@@ -69,7 +63,7 @@ async function invoiceOf(cardNumber: string | null): Promise<Setup> {
     amount: 100,
     ...(paymentMethodId === null ? {} : { collect: { method: 'credit_card', gatewayId, paymentMethodId } }),
   });
-  await advance(account, `${today}T12:00:00.000Z`);
+  await advanceClock(account, `${today}T12:00:00.000Z`);
   return { account, today, customerId, invoiceId: invoice.invoiceID as number };
 }
 
@@ -196,7 +190,7 @@ describe('a renewal the bank wanted confirmed', () => {
     ]);
     expect((await chargesTaken()).length - chargesBefore).toBe(1);
     // The next run charges nothing more.
-    await advance(s.account, `${plusDays(s.today, 3)}T12:00:00.000Z`);
+    await advanceClock(s.account, `${plusDays(s.today, 3)}T12:00:00.000Z`);
     expect((await paymentsOf(s)).filter((p) => p.Status === 'Allocated')).toHaveLength(1);
     const types = (await ok(s.account, 'GET', `/v1/events?limit=100`)).map((e: { type: string }) => e.type);
     expect(types).toEqual(expect.arrayContaining(['payment.created', 'invoice.paid']));

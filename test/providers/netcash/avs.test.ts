@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { addGateway } from '../../../src/modules/gateways/index.ts';
 import { plusDays } from '../../batches/fixtures.ts';
 import { advanceTo, debitAccount } from '../../batches/fixtures.ts';
@@ -7,9 +7,8 @@ import { ok } from '../../helpers/billing.ts';
 import { accountContext } from '../../helpers/context.ts';
 import { issuedInvoice } from '../../helpers/invoices.ts';
 import { eventsOf } from '../../helpers/resourceEvents.ts';
-import { startTestService } from '../../helpers/service.ts';
-import type { TestAccount, TestService } from '../../helpers/service.ts';
-import { startSmtpReceiver } from '../../helpers/smtp.ts';
+import type { TestAccount } from '../../helpers/service.ts';
+import { useTestService } from '../../helpers/testService.ts';
 import { AvsBank, BULK_ONLY_BRANCH, SOMEONE_ELSES_ACCOUNT, avsLayouts } from './avsLayouts.ts';
 import { NiwsStandIn } from './niwsStandIn.ts';
 
@@ -26,16 +25,8 @@ const OTHER_ID_NUMBER = '0002295009084';
 
 const bank = new AvsBank();
 const standIn = new NiwsStandIn(avsLayouts(bank));
-let smtp: Awaited<ReturnType<typeof startSmtpReceiver>>;
-let t: TestService;
-beforeAll(async () => {
-  smtp = await startSmtpReceiver();
-  t = await startTestService({ smtpUrl: smtp.url, providerFetch: standIn.fetch });
-});
-afterAll(async () => {
-  await t?.close();
-  await smtp?.close();
-});
+const t = useTestService({ providerFetch: standIn.fetch, smtp: true });
+const { smtp } = t;
 
 /** A test account billing ZAR with a netcash gateway set up for AVS, and a customer of it that pays by debit order. */
 async function netcashCustomer(): Promise<{ setup: DebitSetup; customerId: number; gatewayId: number }> {
