@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { returnWindowEnd } from '../../src/core/bankingDays.ts';
 import { ok } from '../helpers/billing.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import {
   ACH_ORIGINATOR,
   achAccount,
@@ -25,13 +24,7 @@ import { advanceTo, debitAccount, plusDays } from './fixtures.ts';
 // Debits collected by NACHA bank files (docs/gateways.md, "The bankfile gateway"): an ACH batch of the bankfile
 // gateway built into a NACHA file, and the ODFI's return file coming back through the API.
 
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService();
-});
-afterAll(async () => {
-  await t?.close();
-});
+const t = useTestService();
 
 describe('an ACH batch of a bankfile gateway', () => {
   it('is built into a NACHA file that node-nacha reads back, and a returned R03 fails its line and its bank account', async () => {

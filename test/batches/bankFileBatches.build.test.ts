@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eventsOf } from '../helpers/resourceEvents.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import {
   ACH_ORIGINATOR,
   SEPA_CREDITOR,
@@ -27,13 +26,7 @@ import { bankAccount, debitAccount, debitCustomer, debitInvoice } from './fixtur
 // The build of a bank-file batch (docs/gateways.md, "The bankfile gateway"): what sends it back to open with a
 // BuildError, and a batch of the test gateway, which has no bank file.
 
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService();
-});
-afterAll(async () => {
-  await t?.close();
-});
+const t = useTestService();
 
 describe('the build of a bankfile batch', () => {
   it('sends the batch back to open with BuildError naming the settings a gateway lacks', async () => {

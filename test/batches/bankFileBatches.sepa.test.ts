@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { earliestActionDate, returnWindowEnd } from '../../src/core/bankingDays.ts';
 import { ok } from '../helpers/billing.ts';
 import { eventsOf } from '../helpers/resourceEvents.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import {
   SEPA_CREDITOR,
   addBankFileGateway,
@@ -33,13 +32,7 @@ import { advanceTo, debitAccount, plusDays } from './fixtures.ts';
 // is built into a pain.008, which the business downloads and takes to its bank; the bank's pain.002 comes back
 // through the API and fails or settles the lines; what nobody returned settles once the rail's window passes.
 
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService();
-});
-afterAll(async () => {
-  await t?.close();
-});
+const t = useTestService();
 
 describe('a SEPA batch of a bankfile gateway', () => {
   it('is built into a pain.008 the XSD accepts, leaves on its first download, and takes the bank’s pain.002', async () => {

@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { earliestActionDate } from '../../src/core/bankingDays.ts';
 import { ok } from '../helpers/billing.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import {
   SEPA_CREDITOR,
   addBankFileGateway,
@@ -27,13 +26,7 @@ import { advanceTo, debitAccount, plusDays } from './fixtures.ts';
 // The pain.008 of a built SEPA batch (docs/gateways.md, "The bankfile gateway"): its name, its bytes once built,
 // the pain.002 the bank may send before the action date or that cannot be read, and a file nobody took to the bank.
 
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService();
-});
-afterAll(async () => {
-  await t?.close();
-});
+const t = useTestService();
 
 describe('the file of a built SEPA batch', () => {
   it('is named after its message id: the batch and the whole second it was submitted', async () => {

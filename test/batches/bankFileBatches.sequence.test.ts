@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { earliestActionDate } from '../../src/core/bankingDays.ts';
 import { ok } from '../helpers/billing.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import {
   SEPA_CREDITOR,
   addBankFileGateway,
@@ -26,13 +25,7 @@ import type { DebitSetup } from './fixtures.ts';
 // docs/bank-files.md, "SEPA direct debit: `buildPain008`": the first collection under a mandate reference is FRST,
 // the following ones RCUR; a first collection the bank rejected or returned leaves the next one FRST again.
 
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService();
-});
-afterAll(async () => {
-  await t?.close();
-});
+const t = useTestService();
 
 /** Each line's sequence type in the batch's pain.008 (validated against the XSD), by end-to-end id. */
 async function sequenceTypes(setup: DebitSetup, token: string): Promise<Record<string, string>> {

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ok } from '../helpers/billing.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import {
   ACH_ORIGINATOR,
   SEPA_CREDITOR,
@@ -20,13 +20,7 @@ import { advanceTo, debitAccount } from './fixtures.ts';
 // The bank's files uploaded as they came from the bank (docs/gateways.md, "The bankfile gateway"): a pain.002 as
 // application/xml, a NACHA return file as text/plain, beside the JSON form {"document": ...}.
 
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService();
-});
-afterAll(async () => {
-  await t?.close();
-});
+const t = useTestService();
 
 /** A two-line batch of a bankfile gateway on `rail`, built, its file downloaded, and processing since today. */
 async function processingBatch(rail: 'sepa' | 'ach') {

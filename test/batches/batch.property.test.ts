@@ -1,10 +1,10 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { addBusinessDays, earliestActionDate } from '../../src/core/bankingDays.ts';
 import { movableClock, ok } from '../helpers/billing.ts';
 import { issuedInvoice } from '../helpers/invoices.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { invoicesOf, readWorld } from '../collections/collection.fixtures.ts';
 import type { World } from '../collections/collection.fixtures.ts';
 import { checkLedger } from '../collections/collection.invariants.ts';
@@ -55,11 +55,7 @@ import { advanceTo, debitAccount, debitCustomer, debitInvoice, plusDays } from '
 
 const START = Date.parse('2027-03-01T08:00:00.000Z'); // a Monday
 const clock = movableClock(new Date(START).toISOString());
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService({ clock });
-});
-afterAll(() => t?.close());
+const t = useTestService({ clock });
 
 type Family = 'ledger' | 'schedule';
 

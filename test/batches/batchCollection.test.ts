@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   addBusinessDays,
   earliestActionDate,
@@ -9,8 +9,7 @@ import { bundlingHorizon } from '../../src/modules/batches/index.ts';
 import { ok } from '../helpers/billing.ts';
 import { customerWithBankAccount } from '../helpers/invoices.ts';
 import { eventsOf } from '../helpers/resourceEvents.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import {
   RAIL_CURRENCY,
   advanceTo,
@@ -27,13 +26,7 @@ import type { DebitSetup, SubmittedDebit } from './fixtures.ts';
 // and payment batches"): due invoices bundled into an open batch, submitted by a person, built, processed, and the
 // bank's answers (unpaid in the window, a late unpaid after processed) applied to the payments and invoices.
 
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService();
-});
-afterAll(async () => {
-  await t?.close();
-});
+const t = useTestService();
 
 describe('a due debit-order invoice', () => {
   it('is bundled into an open batch, collected once submitted, and paid once the return window passes', async () => {

@@ -1,23 +1,19 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { killAll, killTransient, runCli, spawnCli } from '../helpers/cli.ts';
 import { ok } from '../helpers/billing.ts';
 import { customerWithBankAccount, issuedInvoice } from '../helpers/invoices.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { bankAccount } from './fixtures.ts';
 
 // The batch run from the command line (`billing run`, as cron or a second service process runs it), in two
 // processes at once and killed half-way: each due debit order is bundled once, each batch handed to its gateway
 // once and its invoices' tries counted once, whatever happens.
 
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService();
-});
+const t = useTestService();
 afterEach(killTransient);
 afterAll(async () => {
   await killAll();
-  await t.close();
 });
 
 /** A live account with `count` debit-order invoices of 10.00 due today, each of its own customer and account. */

@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/errors.ts';
 import { addGateway } from '../../src/modules/gateways/index.ts';
 import { ok } from '../helpers/billing.ts';
 import { accountContext } from '../helpers/context.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import {
   batchOf,
   debtorLines,
@@ -30,13 +29,7 @@ const DEFAULT_VENDOR_KEY = '24ade73c-98cf-47b3-99be-cc7b867b3080';
 /** A gateway whose files a person takes to Netcash (netcashUploads.test.ts has the web service's). */
 const BY_HAND = { serviceKey: SERVICE_KEY, uploadThroughWebService: false };
 
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService();
-});
-afterAll(async () => {
-  await t?.close();
-});
+const t = useTestService();
 
 const saAccount = (holder: string, accountType: string, accountNumber: string, branchCode: string) => ({
   Method: 'debit_order',

@@ -1,15 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { addBusinessDays, returnWindowEnd } from '../../src/core/bankingDays.ts';
 import { addGateway } from '../../src/modules/gateways/index.ts';
 import { ok } from '../helpers/billing.ts';
 import { accountContext } from '../helpers/context.ts';
 import { customerWithBankAccount } from '../helpers/invoices.ts';
 import { eventsOf } from '../helpers/resourceEvents.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
-import { startSmtpReceiver } from '../helpers/smtp.ts';
+import type { TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { deliveredTo } from '../collections/notices.fixtures.ts';
-import type { Smtp } from '../collections/notices.fixtures.ts';
 import {
   addLine,
   bankInvoice,
@@ -29,16 +27,8 @@ import type { DebitSetup } from './fixtures.ts';
 
 const SERVICE_KEY = '3f2b8c1e-7d4a-4e5b-9c6d-0a1b2c3d4e5f';
 
-let smtp: Smtp;
-let t: TestService;
-beforeAll(async () => {
-  smtp = await startSmtpReceiver();
-  t = await startTestService({ smtpUrl: smtp.url });
-});
-afterAll(async () => {
-  await t?.close();
-  await smtp?.close();
-});
+const t = useTestService({ smtp: true });
+const { smtp } = t;
 
 /** A statement entry as Netcash writes it: date, type, id, description, cents, sign, VAT, Extra 1-3, ledger. */
 const entry = (date: string, type: string, cents: number, sign: '+' | '-', extra1: number | string) =>

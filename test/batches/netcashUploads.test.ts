@@ -2,15 +2,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import PostalMime from 'postal-mime';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { addBusinessDays, earliestActionDate, lastSubmitDate } from '../../src/core/bankingDays.ts';
 import { addGateway } from '../../src/modules/gateways/index.ts';
 import { ok } from '../helpers/billing.ts';
 import { runCli } from '../helpers/cli.ts';
 import { accountContext } from '../helpers/context.ts';
-import { eventually, startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
-import { startSmtpReceiver } from '../helpers/smtp.ts';
+import { eventually } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { NetcashNifAccount } from '../providers/netcash/nifUploadLayouts.ts';
 import { NiwsStandIn } from '../providers/netcash/niwsStandIn.ts';
 import {
@@ -49,15 +49,9 @@ const netcash = new NetcashNifAccount({
 });
 const standIn = new NiwsStandIn(netcash.layouts());
 
-let t: TestService;
-let smtp: Awaited<ReturnType<typeof startSmtpReceiver>>;
-beforeAll(async () => {
-  smtp = await startSmtpReceiver();
-  t = await startTestService({ smtpUrl: smtp.url, providerFetch: standIn.fetch });
-});
+const t = useTestService({ providerFetch: standIn.fetch, smtp: true });
+const { smtp } = t;
 afterAll(async () => {
-  await t?.close();
-  await smtp?.close();
   expect(standIn.problems).toEqual([]);
   expect(netcash.problems).toEqual([]);
 });

@@ -1,23 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { earliestActionDate, onBusinessDay, returnWindowEnd } from '../../src/core/bankingDays.ts';
 import { boundary } from '../../src/core/periods.ts';
 import { createPlan, invoicesOf, ok, subscribe } from '../helpers/billing.ts';
 import { eventsOf } from '../helpers/resourceEvents.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { advanceTo, debitAccount, debitCustomer, plusDays } from './fixtures.ts';
 
 // A debit-order customer's subscription invoices follow the customer's settings into batches (docs/gateways.md,
 // "From the customer's settings to the money"): bundled by the daily run, submitted by a person, settled once the
 // return window passes, renewal after renewal.
 
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService();
-});
-afterAll(async () => {
-  await t?.close();
-});
+const t = useTestService();
 
 describe("a debit-order customer's subscription", () => {
   it('has each renewal bundled into a batch, submitted and settled', async () => {

@@ -1,9 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { killAll, killTransient, runCli, spawnCli } from '../helpers/cli.ts';
 import { createCustomer, createPlan, ok, subscribe } from '../helpers/billing.ts';
 import { issuedInvoice } from '../helpers/invoices.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { addCard } from './cards.ts';
 
 // Card collection from the command line (`billing run`, as cron or a second service process runs it), in two
@@ -11,14 +11,10 @@ import { addCard } from './cards.ts';
 // card, and subscription invoices that follow a card customer's settings (docs/gateways.md, "From the customer's
 // settings to the money"), billed and charged by the same runs.
 
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService();
-});
+const t = useTestService();
 afterEach(killTransient);
 afterAll(async () => {
   await killAll();
-  await t.close();
 });
 
 /** A live account with `count` card invoices of 10.00 due today, each of its own customer and card. */

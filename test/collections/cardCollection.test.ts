@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/clock.ts';
 import { collectDueInvoices } from '../../src/modules/collections/index.ts';
 import { createCustomer, createPlan, ok, subscribe } from '../helpers/billing.ts';
@@ -6,24 +6,17 @@ import { issuedInvoice } from '../helpers/invoices.ts';
 import { eventsOf } from '../helpers/resourceEvents.ts';
 import { addCard } from './cards.ts';
 import { accountContext } from '../helpers/context.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
+import { advanceClock } from '../helpers/clock.ts';
+import { plusDays } from '../helpers/clock.ts';
+import { queuedMail } from '../helpers/outside.ts';
 
 // Automatic card collection through the built-in test gateway, driven by test clocks (docs/gateways.md, "Automatic
 // collection of card invoices"). Cards choose the outcome (docs/gateways.md, "The test gateway's cards"); the
 // amounts are ordinary.
 
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService();
-});
-afterAll(async () => {
-  await t?.close();
-});
-
-const DAY = 86_400_000;
-const plusDays = (date: string, days: number) =>
-  new Date(Date.parse(`${date}T00:00:00.000Z`) + days * DAY).toISOString().slice(0, 10);
+const t = useTestService();
 
 interface Setup {
   account: TestAccount;
@@ -42,7 +35,7 @@ async function cardInvoice(
   if (settings) await ok(account, 'PUT', '/v1/account', settings);
   // Tomorrow at midnight: the times of day the tests advance to are then still ahead of the clock, whenever they run.
   const today = plusDays(((await ok(account, 'GET', '/v1/account')).TestClockDate as string).slice(0, 10), 1);
-  await advance(account, `${today}T00:00:00.000Z`);
+  await advanceClock(account, `${today}T00:00:00.000Z`);
   const gateways = await ok(account, 'GET', '/v1/gateways');
   const gatewayId = gateways[0].gatewayID as number;
   const customerId = await createCustomer(account);
@@ -57,10 +50,6 @@ async function cardInvoice(
   return { account, today, customerId, invoiceId: invoice.invoiceID as number };
 }
 
-async function advance(account: TestAccount, to: string) {
-  return ok(account, 'POST', '/v1/test-clock/advance', { To: to }, 200);
-}
-
 const invoiceOf = (s: Setup) => ok(s.account, 'GET', `/v1/invoices/${s.invoiceId}`);
 const paymentsOf = (s: Setup) =>
   ok(s.account, 'GET', `/v1/customers/${s.customerId}/payments`) as Promise<any[]>;
@@ -70,7 +59,7 @@ describe('collecting a due card invoice', () => {
     const s = await cardInvoice('4242424242424242');
     // Before the first try, NextTryDate is that try: the start of the due date in the account's zone.
     expect(await invoiceOf(s)).toMatchObject({ NumTries: 0, NextTryDate: `${s.today}T00:00:00.000Z` });
-    const advanced = await advance(s.account, `${s.today}T12:00:00Z`);
+    const advanced = await advanceClock(s.account, `${s.today}T12:00:00Z`);
     expect(advanced.Billed).toMatchObject({ collectionAttempts: 1, collected: 1 });
     const invoice = await invoiceOf(s);
     expect(invoice).toMatchObject({ Status: 'Paid', NumTries: 1, NextTryDate: null, Balance: 0 });
@@ -88,13 +77,13 @@ describe('collecting a due card invoice', () => {
     ]);
 
     // A later run finds nothing more to collect: one charge per invoice.
-    await advance(s.account, `${plusDays(s.today, 3)}T12:00:00Z`);
+    await advanceClock(s.account, `${plusDays(s.today, 3)}T12:00:00Z`);
     expect(await paymentsOf(s)).toHaveLength(1);
   });
 
   it('retries a soft decline at +1, +3, +7 and +14 days after the first failure, then stops after 5 tries', async () => {
     const s = await cardInvoice('4000000000009995');
-    await advance(s.account, `${s.today}T12:00:00Z`);
+    await advanceClock(s.account, `${s.today}T12:00:00Z`);
     let invoice = await invoiceOf(s);
     // First failure today: the next try is at the start of tomorrow.
     expect(invoice).toMatchObject({
@@ -114,23 +103,23 @@ describe('collecting a due card invoice', () => {
     ] as const;
     for (const [day, tries, next] of schedule) {
       // The day before the retry nothing happens.
-      await advance(s.account, `${plusDays(s.today, day)}T00:00:00.000Z`);
+      await advanceClock(s.account, `${plusDays(s.today, day)}T00:00:00.000Z`);
       invoice = await invoiceOf(s);
       expect(invoice).toMatchObject({ NumTries: tries, NextTryDate: `${next}T00:00:00.000Z` });
     }
-    await advance(s.account, `${plusDays(s.today, 14)}T06:00:00Z`);
+    await advanceClock(s.account, `${plusDays(s.today, 14)}T06:00:00Z`);
     invoice = await invoiceOf(s);
     expect(invoice).toMatchObject({ Status: 'Past Due', NumTries: 5, NextTryDate: null });
     expect(await paymentsOf(s)).toHaveLength(5);
 
     // Exhausted: nothing more, however long we wait.
-    await advance(s.account, `${plusDays(s.today, 40)}T00:00:00.000Z`);
+    await advanceClock(s.account, `${plusDays(s.today, 40)}T00:00:00.000Z`);
     expect((await invoiceOf(s)).NumTries).toBe(5);
   });
 
   it('stops at a card that needs the customer (authentication required): one try, no next', async () => {
     const s = await cardInvoice('4000002500003155');
-    await advance(s.account, `${plusDays(s.today, 5)}T12:00:00Z`);
+    await advanceClock(s.account, `${plusDays(s.today, 5)}T12:00:00Z`);
     expect(await invoiceOf(s)).toMatchObject({ NumTries: 1, NextTryDate: null, Status: 'Past Due' });
     expect((await paymentsOf(s))[0]).toMatchObject({
       Status: 'Failed',
@@ -140,7 +129,7 @@ describe('collecting a due card invoice', () => {
 
   it('backs off a technical error without counting a try or recording a payment', async () => {
     const s = await cardInvoice('4000000000000119');
-    await advance(s.account, `${s.today}T12:00:00Z`);
+    await advanceClock(s.account, `${s.today}T12:00:00Z`);
     const invoice = await invoiceOf(s);
     // 5 minutes after the attempt, on the account's clock.
     expect(invoice).toMatchObject({ NumTries: 0, NextTryDate: `${s.today}T12:05:00.000Z` });
@@ -149,7 +138,7 @@ describe('collecting a due card invoice', () => {
 
   it('finishes a charge whose answer was lost by asking again with its key: charged once, recorded once', async () => {
     const s = await cardInvoice('4000000000000408');
-    await advance(s.account, `${s.today}T12:00:00Z`);
+    await advanceClock(s.account, `${s.today}T12:00:00Z`);
     // No answer: the attempt stays open, nothing recorded, no next try while it is in flight.
     expect(await invoiceOf(s)).toMatchObject({ NumTries: 0, NextTryDate: null, Status: 'Due' });
     expect(await paymentsOf(s)).toEqual([]);
@@ -218,26 +207,20 @@ describe('collecting a due card invoice', () => {
     const plan = await createPlan(s.account, { chargePrice: 0 });
     const subscription = await subscribe(s.account, s.customerId, plan, { StartDate: s.today });
 
-    await advance(s.account, `${s.today}T12:00:00Z`);
+    await advanceClock(s.account, `${s.today}T12:00:00Z`);
     // The account's schedule: the one retry two days after the first failure.
     expect(await invoiceOf(s)).toMatchObject({
       NumTries: 1,
       NextTryDate: `${plusDays(s.today, 2)}T00:00:00.000Z`,
     });
-    await advance(s.account, `${plusDays(s.today, 2)}T12:00:00Z`);
+    await advanceClock(s.account, `${plusDays(s.today, 2)}T12:00:00Z`);
     expect(await invoiceOf(s)).toMatchObject({ NumTries: 2, NextTryDate: null });
 
     const types = (await eventsOf(s.account, 'invoice', s.invoiceId)).map((event) => event.type);
     expect(types.filter((type) => type === 'invoice.payment_failed')).toHaveLength(2);
     expect(types.filter((type) => type === 'invoice.collection_exhausted')).toHaveLength(1);
 
-    const mails = await t.service.storage.db
-      .selectFrom('mail_outbox')
-      .select(['recipient', 'subject'])
-      .where('account_id', '=', s.account.accountId)
-      .where('subject', 'like', 'Payment of invoice%')
-      .orderBy('id')
-      .execute();
+    const mails = await queuedMail(t, s.account, { subjectLike: 'Payment of invoice%' });
     // One notice per failure to each recipient: the first decline's, then the last one's (never a second e-mail
     // for the failure that ended the retries).
     expect(mails.map((mail) => mail.recipient)).toEqual([
@@ -257,7 +240,7 @@ describe('collecting a due card invoice', () => {
 
   it('leaves the customer and its subscriptions alone when retries run out by default', async () => {
     const s = await cardInvoice('4000000000009995', { DunningMaxAttempts: 1 });
-    await advance(s.account, `${s.today}T12:00:00Z`);
+    await advanceClock(s.account, `${s.today}T12:00:00Z`);
     expect(await invoiceOf(s)).toMatchObject({ NumTries: 1, NextTryDate: null });
     const types = (await eventsOf(s.account, 'invoice', s.invoiceId)).map((event) => event.type);
     expect(types).toContain('invoice.collection_exhausted');
@@ -266,7 +249,7 @@ describe('collecting a due card invoice', () => {
 
   it('never retries a hard decline, and the card it declined is no longer valid', async () => {
     const s = await cardInvoice('4000000000000085');
-    await advance(s.account, `${s.today}T12:00:00Z`);
+    await advanceClock(s.account, `${s.today}T12:00:00Z`);
     expect(await invoiceOf(s)).toMatchObject({ NumTries: 1, NextTryDate: null });
     const [payment] = await paymentsOf(s);
     expect(payment).toMatchObject({ Status: 'Failed', FailureReason: 'lost_card' });
@@ -285,22 +268,22 @@ describe('collecting a due card invoice', () => {
 
   it('reverses a payment its gateway reports disputed a week later, by itself, once', async () => {
     const s = await cardInvoice('4000000000000259');
-    await advance(s.account, `${s.today}T12:00:00Z`);
+    await advanceClock(s.account, `${s.today}T12:00:00Z`);
     expect((await invoiceOf(s)).Status).toBe('Paid');
-    await advance(s.account, `${plusDays(s.today, 6)}T12:00:00Z`);
+    await advanceClock(s.account, `${plusDays(s.today, 6)}T12:00:00Z`);
     expect((await paymentsOf(s))[0].Status).toBe('Allocated');
-    await advance(s.account, `${plusDays(s.today, 7)}T12:00:00Z`);
+    await advanceClock(s.account, `${plusDays(s.today, 7)}T12:00:00Z`);
     const [payment] = await paymentsOf(s);
     expect(payment).toMatchObject({ Status: 'Failed', FailureReason: 'disputed' });
     expect(await invoiceOf(s)).toMatchObject({ Balance: 100, NextTryDate: null });
-    await advance(s.account, `${plusDays(s.today, 9)}T12:00:00Z`);
+    await advanceClock(s.account, `${plusDays(s.today, 9)}T12:00:00Z`);
     const types = (await eventsOf(s.account, 'payment', payment.paymentID)).map((event) => event.type);
     expect(types.filter((type) => type === 'payment.reversed')).toHaveLength(1);
   });
 
   it('tries again at once with a new primary card after a failure that needed the customer', async () => {
     const s = await cardInvoice('4000002500003155');
-    await advance(s.account, `${s.today}T12:00:00Z`);
+    await advanceClock(s.account, `${s.today}T12:00:00Z`);
     expect(await invoiceOf(s)).toMatchObject({ NumTries: 1, NextTryDate: null });
 
     const card = await addCard(s.account, s.customerId, '5555555555554444');
@@ -309,7 +292,7 @@ describe('collecting a due card invoice', () => {
       customerPaymentMethodID: card,
       NextTryDate: `${s.today}T12:00:00.000Z`,
     });
-    await advance(s.account, `${s.today}T12:01:00Z`);
+    await advanceClock(s.account, `${s.today}T12:01:00Z`);
     expect(await invoiceOf(s)).toMatchObject({ Status: 'Paid', NumTries: 2, NextTryDate: null });
     const types = (await eventsOf(s.account, 'invoice', s.invoiceId)).map((event) => event.type);
     expect(types).toEqual(
@@ -325,9 +308,9 @@ describe('collecting a due card invoice', () => {
       NumTries: 0,
       NextTryDate: `${plusDays(s.today, 5)}T00:00:00.000Z`,
     });
-    await advance(s.account, `${plusDays(s.today, 4)}T12:00:00Z`);
+    await advanceClock(s.account, `${plusDays(s.today, 4)}T12:00:00Z`);
     expect((await invoiceOf(s)).NumTries).toBe(0);
-    await advance(s.account, `${plusDays(s.today, 5)}T00:00:00Z`);
+    await advanceClock(s.account, `${plusDays(s.today, 5)}T00:00:00Z`);
     expect(await invoiceOf(s)).toMatchObject({ Status: 'Paid', NumTries: 1 });
   });
 });
@@ -335,7 +318,7 @@ describe('collecting a due card invoice', () => {
 describe('records a collection leaves behind', () => {
   it('refuses to edit a failed payment (409): money never received pays nothing', async () => {
     const s = await cardInvoice('4000000000009995');
-    await advance(s.account, `${s.today}T12:00:00Z`);
+    await advanceClock(s.account, `${s.today}T12:00:00Z`);
     const [failed] = await paymentsOf(s);
     const res = await s.account.request('PUT', `/v1/payments/${failed.paymentID}`, {
       body: {
@@ -354,7 +337,7 @@ describe('records a collection leaves behind', () => {
 
   it('keeps a card whose charge still waits for its answer (409 on delete), and records the answer once it comes', async () => {
     const s = await cardInvoice('4000000000000408');
-    await advance(s.account, `${s.today}T12:00:00Z`);
+    await advanceClock(s.account, `${s.today}T12:00:00Z`);
     const [old] = await ok(s.account, 'GET', `/v1/customers/${s.customerId}/paymentmethods`);
     await addCard(s.account, s.customerId, '4012888888881881');
     const removed = await s.account.request('DELETE', `/v1/paymentmethods/${old.paymentMethodID}`);
@@ -379,7 +362,7 @@ describe('POST /v1/test/simulate', () => {
 
   it('reverses a collected payment on a dispute: Failed, its invoice owes the money again, payment.reversed', async () => {
     const s = await cardInvoice('4242424242424242');
-    await advance(s.account, `${s.today}T12:00:00Z`);
+    await advanceClock(s.account, `${s.today}T12:00:00Z`);
     const [payment] = await paymentsOf(s);
     const res = await simulate(s.account, { paymentID: payment.paymentID, scenario: 'dispute' });
     expect(res.status, res.text).toBe(200);
@@ -403,7 +386,7 @@ describe('POST /v1/test/simulate', () => {
 
   it('fails a collected payment with the rail’s code on unpaid:<code>', async () => {
     const s = await cardInvoice('4242424242424242');
-    await advance(s.account, `${s.today}T12:00:00Z`);
+    await advanceClock(s.account, `${s.today}T12:00:00Z`);
     const [payment] = await paymentsOf(s);
     const paid = await simulate(s.account, { paymentID: payment.paymentID, scenario: 'paid' });
     expect(paid.status).toBe(409);

@@ -4,12 +4,13 @@ import { chromium } from 'playwright-core';
 import type { Browser } from 'playwright-core';
 import { createPlan, invoicesOf, ok, subscribe } from '../helpers/billing.ts';
 import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/chromium.ts';
-import { eventually, startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
-import { startSmtpReceiver } from '../helpers/smtp.ts';
+import { eventually } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
 import { addCard } from './cards.ts';
 import { expectSameContent, mailsTo } from './notices.fixtures.ts';
-import type { ReadMail, Smtp } from './notices.fixtures.ts';
+import type { ReadMail } from './notices.fixtures.ts';
+import { advanceToDay, plusDays } from '../helpers/clock.ts';
+import { useTestService } from '../helpers/testService.ts';
 
 // A year of one card customer as the collection loop runs it (docs/gateways.md, "The collection loop"), over HTTP
 // on a test clock, with a real SMTP receiver and the pay page in Chromium: soft declines retried until a new card
@@ -18,19 +19,15 @@ import type { ReadMail, Smtp } from './notices.fixtures.ts';
 // internal id, the same content in HTML and text. With STORY_MAILS=<file> the e-mails' subjects and first lines
 // are written there.
 
-let t: TestService;
-let smtp: Smtp;
 let browser: Browser;
 
+const t = useTestService({ smtp: true });
+const { smtp } = t;
 beforeAll(async () => {
-  smtp = await startSmtpReceiver();
-  t = await startTestService({ smtpUrl: smtp.url });
   browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
-  await t?.close();
-  await smtp?.close();
 });
 
 const EMAIL = 'thandi@example.com';
@@ -49,11 +46,8 @@ function plusMonths(date: string, months: number): string {
   d.setUTCMonth(d.getUTCMonth() + months);
   return d.toISOString().slice(0, 10);
 }
-const plusDays = (date: string, days: number) =>
-  new Date(Date.parse(`${date}T00:00:00.000Z`) + days * 86_400_000).toISOString().slice(0, 10);
 
-const advance = (account: TestAccount, date: string) =>
-  ok(account, 'POST', '/v1/test-clock/advance', { To: `${date}T10:00:00.000Z` }, 200);
+const advance = (account: TestAccount, date: string) => advanceToDay(account, date);
 
 /** The first paragraph of a message's text: what a mail client's preview shows after the greeting. */
 const firstLine = (mail: ReadMail) => mail.text.split('\n\n')[1]?.trim() ?? '';

@@ -1,9 +1,8 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { movableClock } from '../helpers/billing.ts';
 import { toMinor } from '../helpers/ledger.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { invoicesOf, readWorld, setUpAccount } from './collection.fixtures.ts';
 import type { CardSpec, CustomerSpec, World } from './collection.fixtures.ts';
 import { checkAttempts, checkFollowing, checkLedger, checkSchedule } from './collection.invariants.ts';
@@ -35,11 +34,7 @@ import type { Model, Setup, Step } from './collection.model.ts';
 // TotalPendingPaid stays 0; the checks still hold it to the Pending payments' allocations.
 
 const clock = movableClock('2027-03-10T00:00:00.000Z');
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService({ clock });
-});
-afterAll(() => t?.close());
+const t = useTestService({ clock });
 
 const showWorld = (world: World, model: Model) =>
   invoicesOf(world)

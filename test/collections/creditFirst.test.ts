@@ -1,29 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createCustomer, ok } from '../helpers/billing.ts';
 import { issuedInvoice } from '../helpers/invoices.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
 import { addCard } from './cards.ts';
 import { advanceTo, debitAccount, debitCustomer, debitInvoice } from '../batches/fixtures.ts';
 import { fixedClock } from '../../src/clock.ts';
 import { collectDueInvoices } from '../../src/modules/collections/index.ts';
 import { accountContext } from '../helpers/context.ts';
+import { useTestService } from '../helpers/testService.ts';
+import { advanceClock } from '../helpers/clock.ts';
+import { plusDays } from '../helpers/clock.ts';
 
 // Credit first (docs/gateways.md, "Credit first"): before a card invoice is charged, the customer's own money not
 // yet applied pays it, and only the remainder is charged. Driven by the test clock over HTTP, through the test
 // gateway and the capture widget.
 
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService();
-});
-afterAll(async () => {
-  await t?.close();
-});
-
-const DAY = 86_400_000;
-const plusDays = (date: string, days: number) =>
-  new Date(Date.parse(`${date}T00:00:00.000Z`) + days * DAY).toISOString().slice(0, 10);
+const t = useTestService();
 
 interface Setup {
   account: TestAccount;
@@ -38,15 +30,11 @@ async function customerWithCard(cardNumber = '4242424242424242', settings?: obje
   const account = await t.newAccount('Credit first', { isTest: true, timeZone: 'UTC' });
   if (settings) await ok(account, 'PUT', '/v1/account', settings);
   const today = plusDays(((await ok(account, 'GET', '/v1/account')).TestClockDate as string).slice(0, 10), 1);
-  await advance(account, `${today}T00:00:00.000Z`);
+  await advanceClock(account, `${today}T00:00:00.000Z`);
   const gatewayId = (await ok(account, 'GET', '/v1/gateways'))[0].gatewayID as number;
   const customerId = await createCustomer(account);
   const cardId = await addCard(account, customerId, cardNumber);
   return { account, today, gatewayId, customerId, cardId };
-}
-
-function advance(account: TestAccount, to: string) {
-  return ok(account, 'POST', '/v1/test-clock/advance', { To: to }, 200);
 }
 
 /** A card invoice of `amount` (no tax) due on `dueDate`, charged to the customer's card. */
@@ -119,7 +107,7 @@ describe('credit first, before a card is charged', () => {
       Status: 'Unallocated',
     });
     const first = await cardInvoice(s, '114.80', s.today);
-    await advance(s.account, `${s.today}T12:00:00Z`);
+    await advanceClock(s.account, `${s.today}T12:00:00Z`);
     // 180.00 − 114.80 = 65.20 left; no attempt, no charge.
     expect(await invoiceOf(s, first)).toMatchObject({ Status: 'Paid', Balance: 0, NumTries: 0 });
     expect(await invoiceCharges(s)).toEqual([]);
@@ -132,7 +120,7 @@ describe('credit first, before a card is charged', () => {
     // The next 114.80: 65.20 from the sale, 114.80 − 65.20 = 49.60 charged to the card.
     const tomorrow = plusDays(s.today, 1);
     const second = await cardInvoice(s, '114.80', tomorrow);
-    await advance(s.account, `${tomorrow}T12:00:00Z`);
+    await advanceClock(s.account, `${tomorrow}T12:00:00Z`);
     expect(await invoiceOf(s, second)).toMatchObject({ Status: 'Paid', Balance: 0, NumTries: 1 });
     const charges = await invoiceCharges(s);
     expect(charges).toHaveLength(1);
@@ -171,7 +159,7 @@ describe('credit first, before a card is charged', () => {
     const s = await customerWithCard('4242424242424242', { ApplyCreditBeforeCollecting: false });
     const saleId = await widgetSale(s, '180.00');
     const invoiceId = await cardInvoice(s, '114.80', s.today);
-    await advance(s.account, `${s.today}T12:00:00Z`);
+    await advanceClock(s.account, `${s.today}T12:00:00Z`);
     expect(await invoiceOf(s, invoiceId)).toMatchObject({ Status: 'Paid', NumTries: 1 });
     expect(await invoiceCharges(s)).toEqual([expect.objectContaining({ Amount: 114.8 })]);
     expect(await ok(s.account, 'GET', `/v1/payments/${saleId}`)).toMatchObject({ Status: 'Unallocated' });
@@ -200,7 +188,7 @@ describe('credit first, before a card is charged', () => {
       Allocations: [],
     });
     const invoiceId = await cardInvoice(s, 100, s.today);
-    await advance(s.account, `${s.today}T12:00:00Z`);
+    await advanceClock(s.account, `${s.today}T12:00:00Z`);
     // 100.00 − 30.00 − 20.00 = 50.00 charged.
     expect(await invoiceCharges(s)).toEqual([expect.objectContaining({ Amount: 50 })]);
     const invoice = await invoiceOf(s, invoiceId);
@@ -212,12 +200,12 @@ describe('credit first, before a card is charged', () => {
   it('does not take a failed payment as credit: the other invoice is charged in full', async () => {
     const s = await customerWithCard('4000000000009995');
     const declined = await cardInvoice(s, 100, s.today);
-    await advance(s.account, `${s.today}T12:00:00Z`);
+    await advanceClock(s.account, `${s.today}T12:00:00Z`);
     expect(await paymentsOf(s)).toEqual([expect.objectContaining({ Status: 'Failed', Amount: 100 })]);
     const goodCard = await addCard(s.account, s.customerId, '5555555555554444', { isPrimary: false });
     const tomorrow = plusDays(s.today, 1);
     const other = await cardInvoice(s, 40, tomorrow, goodCard);
-    await advance(s.account, `${tomorrow}T12:00:00Z`);
+    await advanceClock(s.account, `${tomorrow}T12:00:00Z`);
     expect(await invoiceOf(s, other)).toMatchObject({ Status: 'Paid' });
     const settled = (await paymentsOf(s)).filter((p) => p.Status !== 'Failed');
     expect(settled).toEqual([expect.objectContaining({ Amount: 40, Status: 'Allocated' })]);

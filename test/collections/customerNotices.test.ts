@@ -1,14 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { withTransaction } from '../../src/context.ts';
 import { noticeRetriesRanOut } from '../../src/modules/collections/index.ts';
 import { ok } from '../helpers/billing.ts';
 import { accountContext } from '../helpers/context.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
-import { startSmtpReceiver } from '../helpers/smtp.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { PortalClient } from '../portal/fixtures.ts';
 import { addCard } from './cards.ts';
-import type { Smtp } from './notices.fixtures.ts';
 import {
   advance,
   deliveredTo,
@@ -23,16 +20,8 @@ import {
 // to act, a confirmation asked for 3-D Secure, one last notice when retries run out (and the staff told), and a
 // receipt for the money taken. Each notice's event is there whether or not its e-mail is sent.
 
-let smtp: Smtp;
-let t: TestService;
-beforeAll(async () => {
-  smtp = await startSmtpReceiver();
-  t = await startTestService({ smtpUrl: smtp.url });
-});
-afterAll(async () => {
-  await t?.close();
-  await smtp?.close();
-});
+const t = useTestService({ smtp: true });
+const { smtp } = t;
 
 /** The first line of the text part after the greeting. */
 const firstLine = (text: string) => text.split('\n\n')[1];

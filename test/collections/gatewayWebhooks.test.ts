@@ -1,19 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ok } from '../helpers/billing.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 
 /**
  * POST /gateway-webhooks/{GatewayToken} (docs/gateways.md, "Late events and webhooks"): what any gateway answers
  * before its provider's signature is read. Each provider's signed webhooks are tested with its simulator
  * (test/providers/).
  */
-let t: TestService;
 
-beforeAll(async () => {
-  t = await startTestService();
-});
-afterAll(() => t.close());
+const t = useTestService();
 
 const post = (token: string, body: string, headers: Record<string, string> = {}) =>
   fetch(`${t.url}/gateway-webhooks/${token}`, {

@@ -1,25 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { collectDueInvoices } from '../../src/modules/collections/index.ts';
 import { editPayment, ok } from '../helpers/billing.ts';
 import { accountContext } from '../helpers/context.ts';
 import { issuedInvoice } from '../helpers/invoices.ts';
 import { eventsOf } from '../helpers/resourceEvents.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { addCard } from './cards.ts';
+import { testGatewayCharges } from '../helpers/outside.ts';
 
 // A card payment paid back through the gateway that charged it (POST /v1/payments/{id}/refund, beyond the spec):
 // the gateway refunds at most what it charged, once per request however often it is sent, and the ledger records
 // the refund as a positive refund adjustment the payment is allocated to. Money that paid invoices is taken in the
 // same call: the invoices are credited by a credit note (the default) or reopened (docs/gateways.md "Refunds").
 
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService();
-});
-afterAll(async () => {
-  await t?.close();
-});
+const t = useTestService();
 
 /**
  * A test account whose card invoice of 100.00 was collected by the clock's run: the payment is allocated to it, as
@@ -103,11 +98,10 @@ async function chargeOf(paymentId: number): Promise<string> {
 
 /** The refunds the test gateway made of a charge. */
 async function refundsAtGateway(chargeId: string) {
-  return t.service.storage.db
-    .selectFrom('test_gateway_charges')
-    .select(['amount_minor', 'outcome'])
-    .where('refunds_charge_id', '=', chargeId)
-    .execute();
+  return (await testGatewayCharges(t, { refundsChargeId: chargeId })).map(({ amountMinor, outcome }) => ({
+    amountMinor,
+    outcome,
+  }));
 }
 
 describe('POST /v1/payments/{paymentID}/refund', () => {
@@ -139,8 +133,8 @@ describe('POST /v1/payments/{paymentID}/refund', () => {
     expect(rest.status, rest.text).toBe(200);
     expect(rest.body).toMatchObject({ Status: 'Allocated' });
     expect(await refundsAtGateway(charged.Ref)).toEqual([
-      { amount_minor: 4000, outcome: 'refunded' },
-      { amount_minor: 6000, outcome: 'refunded' },
+      { amountMinor: 4000, outcome: 'refunded' },
+      { amountMinor: 6000, outcome: 'refunded' },
     ]);
     const none = await refund(account, paymentId, { Amount: 1 });
     expect(none.status).toBe(422);
@@ -190,7 +184,7 @@ describe('POST /v1/payments/{paymentID}/refund', () => {
     const after = await ok(account, 'GET', `/v1/payments/${paymentId}`);
     const toRefunds = after.Allocations.filter((a: any) => a.positiveAdjustmentID > 0);
     expect(toRefunds).toHaveLength(1);
-    expect(refunded.map((r) => r.amount_minor)).toEqual([toRefunds[0].amountApplied * 100]);
+    expect(refunded.map((r) => r.amountMinor)).toEqual([toRefunds[0].amountApplied * 100]);
   });
 
   it('refuses a payment recorded by hand, a bad amount, and another account’s payment', async () => {
@@ -250,7 +244,7 @@ describe('POST /v1/payments/{paymentID}/refund of money that paid invoices', () 
     expect(invoice).toMatchObject({ Status: 'Paid', Balance: 0, TotalActualPaid: 0, TotalNegativeAdjs: 100 });
     expect((await ok(account, 'GET', `/v1/customers/${customerId}`)).Balance).toBe(0);
     expect(await refundsAtGateway(await chargeOf(paymentId))).toEqual([
-      { amount_minor: 10000, outcome: 'refunded' },
+      { amountMinor: 10000, outcome: 'refunded' },
     ]);
 
     // Recorded: the payment refunded once, the credit note created, the invoice updated once (not paid again).
@@ -334,7 +328,7 @@ describe('POST /v1/payments/{paymentID}/refund of money that paid invoices', () 
       [30, 50],
     );
     expect(ledger.balance).toBe(70);
-    expect((await refundsAtGateway(await chargeOf(paymentId))).map((r) => r.amount_minor)).toEqual([
+    expect((await refundsAtGateway(await chargeOf(paymentId))).map((r) => r.amountMinor)).toEqual([
       3000, 5000,
     ]);
 

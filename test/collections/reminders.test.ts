@@ -1,12 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { remindInvoice } from '../../src/modules/collections/index.ts';
 import { invoicesByIds } from '../../src/modules/invoicing/index.ts';
 import { ok } from '../helpers/billing.ts';
 import { accountContext } from '../helpers/context.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
-import { startSmtpReceiver } from '../helpers/smtp.ts';
-import type { Smtp } from './notices.fixtures.ts';
+import { useTestService } from '../helpers/testService.ts';
 import {
   advance,
   deliveredTo,
@@ -20,16 +17,8 @@ import {
 // the account's InvoiceReminderDays, queued by the daily bill run that the test clock drives, once per invoice and
 // day however often the run repeats, stopping once the invoice is paid; a jump over several days sends the latest.
 
-let smtp: Smtp;
-let t: TestService;
-beforeAll(async () => {
-  smtp = await startSmtpReceiver();
-  t = await startTestService({ smtpUrl: smtp.url });
-});
-afterAll(async () => {
-  await t?.close();
-  await smtp?.close();
-});
+const t = useTestService({ smtp: true });
+const { smtp } = t;
 
 const longDate = (date: string) => {
   const [y, m, d] = date.split('-').map(Number);

@@ -1,29 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createPlan, invoicesOf, ok, subscribe } from '../helpers/billing.ts';
 import { issuedInvoice } from '../helpers/invoices.ts';
 import { eventsOf } from '../helpers/resourceEvents.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
 import { addCard } from './cards.ts';
 import { setGatewayEnabled } from '../../src/modules/gateways/index.ts';
 import { accountContext } from '../helpers/context.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { renderPdf } from '../invoicing/pdf.fixtures.ts';
+import { advanceClock } from '../helpers/clock.ts';
+import { plusDays } from '../helpers/clock.ts';
 
 // Invoices that name no CollectionMethod of their own (those of subscriptions, and those made through the API
 // without one) are collected as their customer's payment settings say, resolved at each attempt
 // (docs/gateways.md, "From the customer's settings to the money"). Driven by test clocks over HTTP.
 
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService();
-});
-afterAll(async () => {
-  await t?.close();
-});
+const t = useTestService();
 
-const DAY = 86_400_000;
-const plusDays = (date: string, days: number) =>
-  new Date(Date.parse(`${date}T00:00:00.000Z`) + days * DAY).toISOString().slice(0, 10);
 /** The same day `months` later (the test starts on the 1st, so every month has it). */
 const plusMonths = (date: string, months: number) => {
   const d = new Date(`${date}T00:00:00.000Z`);
@@ -45,14 +38,10 @@ async function world(): Promise<World> {
   const next = new Date(`${clock}T00:00:00.000Z`);
   next.setUTCMonth(next.getUTCMonth() + 1, 1);
   const today = next.toISOString().slice(0, 10);
-  await advance(account, `${today}T00:00:00.000Z`);
+  await advanceClock(account, `${today}T00:00:00.000Z`);
   const gateways = await ok(account, 'GET', '/v1/gateways');
   const plan = await createPlan(account, { chargePrice: 30 });
   return { account, today, gatewayId: gateways[0].gatewayID as number, plan };
-}
-
-function advance(account: TestAccount, to: string) {
-  return ok(account, 'POST', '/v1/test-clock/advance', { To: to }, 200);
 }
 
 async function customer(w: World, body: Record<string, unknown>): Promise<number> {
@@ -87,7 +76,7 @@ describe('a card customer subscribed to a monthly plan', () => {
     const cardId = await addCard(w.account, customerId, '4242424242424242');
     await subscribe(w.account, customerId, w.plan);
     for (let month = 1; month <= 3; month += 1) {
-      await advance(w.account, `${plusMonths(w.today, month)}T12:00:00.000Z`);
+      await advanceClock(w.account, `${plusMonths(w.today, month)}T12:00:00.000Z`);
     }
     const invoices = await invoicesOf(w.account, customerId);
     // The start and three renewals: 4 × 30.00.
@@ -130,9 +119,9 @@ describe('a card customer subscribed to a monthly plan', () => {
       NextTryDate: `${plusDays(w.today, 5)}T00:00:00.000Z`,
       NumTries: 0,
     });
-    await advance(w.account, `${plusDays(w.today, 4)}T12:00:00.000Z`);
+    await advanceClock(w.account, `${plusDays(w.today, 4)}T12:00:00.000Z`);
     expect(await paymentsOf(w, customerId)).toHaveLength(0);
-    await advance(w.account, `${plusDays(w.today, 5)}T12:00:00.000Z`);
+    await advanceClock(w.account, `${plusDays(w.today, 5)}T12:00:00.000Z`);
     expect(await ok(w.account, 'GET', `/v1/invoices/${invoice.invoiceID}`)).toMatchObject({
       Status: 'Paid',
       NumTries: 1,
@@ -144,11 +133,11 @@ describe('a card customer subscribed to a monthly plan', () => {
     const customerId = await customer(w, { PaymentMethod: 'credit_card', PrimaryGatewayID: w.gatewayId });
     await addCard(w.account, customerId, '4000000000009995'); // insufficient funds, every time
     await subscribe(w.account, customerId, w.plan);
-    await advance(w.account, `${w.today}T12:00:00.000Z`);
+    await advanceClock(w.account, `${w.today}T12:00:00.000Z`);
     let [invoice] = await invoicesOf(w.account, customerId);
     // The first failure; the default schedule tries again 1 day after it.
     expect(invoice).toMatchObject({ NumTries: 1, NextTryDate: `${plusDays(w.today, 1)}T00:00:00.000Z` });
-    await advance(w.account, `${plusDays(w.today, 1)}T12:00:00.000Z`);
+    await advanceClock(w.account, `${plusDays(w.today, 1)}T12:00:00.000Z`);
     [invoice] = await invoicesOf(w.account, customerId);
     expect(invoice).toMatchObject({ NumTries: 2, NextTryDate: `${plusDays(w.today, 3)}T00:00:00.000Z` });
     const failed = await paymentsOf(w, customerId);
@@ -162,7 +151,7 @@ describe('a card customer subscribed to a monthly plan', () => {
     [invoice] = await invoicesOf(w.account, customerId);
     expect(invoice).toMatchObject({ customerPaymentMethodID: newCard, NumTries: 2 });
     expect(Date.parse(invoice.NextTryDate)).toBeLessThan(Date.parse(`${plusDays(w.today, 3)}T00:00:00.000Z`));
-    await advance(w.account, `${plusDays(w.today, 1)}T13:00:00.000Z`);
+    await advanceClock(w.account, `${plusDays(w.today, 1)}T13:00:00.000Z`);
     [invoice] = await invoicesOf(w.account, customerId);
     expect(invoice).toMatchObject({ Status: 'Paid', NumTries: 3, NextTryDate: null });
     const collected = (await paymentsOf(w, customerId)).filter((p) => p.Status !== 'Failed');
@@ -175,11 +164,11 @@ describe('a card customer subscribed to a monthly plan', () => {
     const customerId = await customer(w, { PaymentMethod: 'credit_card', PrimaryGatewayID: w.gatewayId });
     const cardId = await addCard(w.account, customerId, '4000000000000085'); // reported lost since it was added
     await subscribe(w.account, customerId, w.plan);
-    await advance(w.account, `${w.today}T12:00:00.000Z`);
+    await advanceClock(w.account, `${w.today}T12:00:00.000Z`);
     let [first] = await invoicesOf(w.account, customerId);
     expect(first).toMatchObject({ NumTries: 1, NextTryDate: null, Status: 'Due' });
     expect(await ok(w.account, 'GET', `/v1/paymentmethods/${cardId}`)).toMatchObject({ isValid: false });
-    await advance(w.account, `${plusMonths(w.today, 1)}T12:00:00.000Z`);
+    await advanceClock(w.account, `${plusMonths(w.today, 1)}T12:00:00.000Z`);
     const invoices = await invoicesOf(w.account, customerId);
     expect(invoices).toHaveLength(2);
     [first] = invoices;
@@ -265,7 +254,7 @@ describe('NextTryDate of an invoice that follows its customer', () => {
 
     // Its first charge in flight: no next try until it is answered.
     const charged = await invoice(0);
-    await advance(w.account, `${w.today}T12:00:00.000Z`);
+    await advanceClock(w.account, `${w.today}T12:00:00.000Z`);
     const attempts = await t.service.storage.db
       .selectFrom('collection_attempts')
       .select('state')
@@ -280,7 +269,7 @@ describe('NextTryDate of an invoice that follows its customer', () => {
     const customerId = await customer(w, { PaymentMethod: 'credit_card', PrimaryGatewayID: w.gatewayId });
     await addCard(w.account, customerId, '4000000000009995'); // insufficient funds, every time
     const { invoiceID } = await issuedInvoice(w.account, { customerId, dueDate: w.today, amount: 10 });
-    await advance(w.account, `${w.today}T12:00:00.000Z`);
+    await advanceClock(w.account, `${w.today}T12:00:00.000Z`);
     const retry = `${plusDays(w.today, 1)}T00:00:00.000Z`;
     expect(await ok(w.account, 'GET', `/v1/invoices/${invoiceID}`)).toMatchObject({
       NumTries: 1,
@@ -291,14 +280,14 @@ describe('NextTryDate of an invoice that follows its customer', () => {
       CollectionMethod: 'eft',
       NextTryDate: null,
     });
-    await advance(w.account, `${plusDays(w.today, 2)}T12:00:00.000Z`);
+    await advanceClock(w.account, `${plusDays(w.today, 2)}T12:00:00.000Z`);
     expect(await ok(w.account, 'GET', `/v1/invoices/${invoiceID}`)).toMatchObject({
       NumTries: 1,
       NextTryDate: null,
     });
     await ok(w.account, 'PUT', `/v1/customers/${customerId}`, { PaymentMethod: 'credit_card' });
     expect(await ok(w.account, 'GET', `/v1/invoices/${invoiceID}`)).toMatchObject({ NextTryDate: retry });
-    await advance(w.account, `${plusDays(w.today, 2)}T13:00:00.000Z`);
+    await advanceClock(w.account, `${plusDays(w.today, 2)}T13:00:00.000Z`);
     expect(await ok(w.account, 'GET', `/v1/invoices/${invoiceID}`)).toMatchObject({ NumTries: 2 });
   });
 });
@@ -309,7 +298,7 @@ describe('customers who do not pay by card or debit order', () => {
     const customerId = await customer(w, { PaymentMethod: 'eft', PrimaryGatewayID: w.gatewayId });
     await addCard(w.account, customerId, '4242424242424242');
     await subscribe(w.account, customerId, w.plan);
-    await advance(w.account, `${plusMonths(w.today, 2)}T12:00:00.000Z`);
+    await advanceClock(w.account, `${plusMonths(w.today, 2)}T12:00:00.000Z`);
     const invoices = await invoicesOf(w.account, customerId);
     expect(invoices).toHaveLength(3);
     for (const invoice of invoices) {
@@ -331,13 +320,13 @@ describe('customers who do not pay by card or debit order', () => {
     const customerId = await customer(w, { PaymentMethod: 'eft' });
     await addCard(w.account, customerId, '4242424242424242');
     await subscribe(w.account, customerId, w.plan);
-    await advance(w.account, `${plusDays(w.today, 3)}T12:00:00.000Z`);
+    await advanceClock(w.account, `${plusDays(w.today, 3)}T12:00:00.000Z`);
     let [invoice] = await invoicesOf(w.account, customerId);
     expect(invoice).toMatchObject({ Status: 'Past Due', NumTries: 0 });
     await ok(w.account, 'PUT', `/v1/customers/${customerId}`, { PaymentMethod: 'credit_card' });
     [invoice] = await invoicesOf(w.account, customerId);
     expect(invoice).toMatchObject({ CollectionMethod: 'credit_card', gatewayID: w.gatewayId });
-    await advance(w.account, `${plusDays(w.today, 4)}T12:00:00.000Z`);
+    await advanceClock(w.account, `${plusDays(w.today, 4)}T12:00:00.000Z`);
     [invoice] = await invoicesOf(w.account, customerId);
     expect(invoice).toMatchObject({ Status: 'Paid', NumTries: 1 });
     expect(await paymentsOf(w, customerId)).toHaveLength(1);
@@ -360,7 +349,7 @@ describe('a subscription that names its own collection', () => {
       gatewayID: w.gatewayId,
       customerPaymentMethodID: other,
     });
-    await advance(w.account, `${plusMonths(w.today, 1)}T12:00:00.000Z`);
+    await advanceClock(w.account, `${plusMonths(w.today, 1)}T12:00:00.000Z`);
     const invoices = await invoicesOf(w.account, customerId);
     expect(invoices).toHaveLength(2);
     for (const invoice of invoices) {
@@ -386,8 +375,8 @@ describe('a subscription that names its own collection', () => {
       customerPaymentMethodID: card,
     });
     await setGatewayEnabled(await accountContext(t, w.account.accountId), w.gatewayId, false);
-    await advance(w.account, `${plusDays(w.today, 1)}T12:00:00.000Z`);
-    await advance(w.account, `${plusDays(w.today, 2)}T12:00:00.000Z`);
+    await advanceClock(w.account, `${plusDays(w.today, 1)}T12:00:00.000Z`);
+    await advanceClock(w.account, `${plusDays(w.today, 2)}T12:00:00.000Z`);
     const [invoice] = await invoicesOf(w.account, customerId);
     expect(invoice).toMatchObject({
       Status: 'Past Due',
@@ -430,7 +419,7 @@ describe('a card customer without a usable method', () => {
       Email: 'nocard@example.com',
     });
     await subscribe(w.account, customerId, w.plan);
-    await advance(w.account, `${plusDays(w.today, 2)}T12:00:00.000Z`);
+    await advanceClock(w.account, `${plusDays(w.today, 2)}T12:00:00.000Z`);
     const [invoice] = await invoicesOf(w.account, customerId);
     expect(invoice).toMatchObject({
       Status: 'Past Due',
@@ -447,7 +436,7 @@ describe('a card customer without a usable method', () => {
 
     // Adding a card answers it: the next run charges the invoice.
     await addCard(w.account, customerId, '4242424242424242');
-    await advance(w.account, `${plusDays(w.today, 3)}T12:00:00.000Z`);
+    await advanceClock(w.account, `${plusDays(w.today, 3)}T12:00:00.000Z`);
     const [paid] = await invoicesOf(w.account, customerId);
     expect(paid).toMatchObject({ Status: 'Paid', CollectionProblem: null });
     expect(

@@ -1,20 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
+import { describe, expect, it } from 'vitest';
 import { auditOf, eventsOf, expectEvents, firstKeyId, read } from '../helpers/resourceEvents.ts';
+import { useTestService } from '../helpers/testService.ts';
 
 // The account's own events: its creation (with its currency, test gateway and first key), settings changes
 // through PUT /v1/account, and moves of a test account's clock.
 
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService();
-});
-afterAll(async () => {
-  await t?.close();
-});
+const t = useTestService();
 
 const LOGO = fs.readFileSync(path.join(import.meta.dirname, '../auth/fixtures/logo.jpg')).toString('base64');
 

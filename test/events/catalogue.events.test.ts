@@ -1,18 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import { describe, expect, it } from 'vitest';
+import type { TestAccount } from '../helpers/service.ts';
 import { auditOf, expectEvents, ok, read } from '../helpers/resourceEvents.ts';
+import { useTestService } from '../helpers/testService.ts';
 
 // Every catalogue event, triggered through the API and read back through GET /v1/events: objects as the single
 // GETs show them right after the change, `previous` for updates, one version per event, nothing for refusals.
 
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService();
-});
-afterAll(async () => {
-  await t?.close();
-});
+const t = useTestService();
 
 async function newGroup(account: TestAccount): Promise<number> {
   return (await ok(account, 'POST', '/v1/packagegroups', { GroupName: 'Plans' })).packageGroupID;

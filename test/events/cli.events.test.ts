@@ -1,21 +1,17 @@
 import os from 'node:os';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { killAll, killTransient, runCli } from '../helpers/cli.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
 import { auditOf, expectEvents, read } from '../helpers/resourceEvents.ts';
+import { useTestService } from '../helpers/testService.ts';
 
 // Changes made with the `billing` command (a real child process on the service's database) write their events
 // like the API's, audited as the CLI's: the operating-system user at the host, and the command.
 
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService();
-});
+const t = useTestService();
 afterEach(() => killTransient());
 afterAll(async () => {
   await killAll();
-  await t?.close();
 });
 
 const OPERATOR = `${os.userInfo().username}@${os.hostname()}`;

@@ -1,19 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import { describe, expect, it } from 'vitest';
+import type { TestAccount } from '../helpers/service.ts';
 import { auditOf, eventsOf, expectEvents, firstKeyId, ok, read } from '../helpers/resourceEvents.ts';
+import { useTestService } from '../helpers/testService.ts';
 
 // Every event of customers, contacts, notes and custom fields, triggered through the API and read back through
 // GET /v1/events: the object as the API shows it right after the change, `previous` for updates, versions
 // counting up by one, timestamps on the account's clock, and the audit entry naming key, request and operation.
 
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService();
-});
-afterAll(async () => {
-  await t?.close();
-});
+const t = useTestService();
 
 async function newCustomer(account: TestAccount, body: Record<string, unknown> = {}): Promise<number> {
   const res = await account.request('POST', '/v1/customers', { body: { Name: 'Ada', ...body } });

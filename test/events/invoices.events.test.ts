@@ -1,19 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import { describe, expect, it } from 'vitest';
+import type { TestAccount } from '../helpers/service.ts';
 import { eventsOf, expectEvents, ok, read } from '../helpers/resourceEvents.ts';
+import { useTestService } from '../helpers/testService.ts';
 
 // Invoice and recurring-invoice events, triggered through the API and the bill run (a test account's clock), read
 // back through GET /v1/events: the object as the API's GET shows it right after the change, `previous` for
 // updates and status moves, versions counting up by one, timestamps on the account's clock.
 
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService();
-});
-afterAll(async () => {
-  await t?.close();
-});
+const t = useTestService();
 
 async function testAccount(name: string): Promise<{ account: TestAccount; clock: string }> {
   const account = await t.newAccount(name, { isTest: true });

@@ -1,18 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import { describe, expect, it } from 'vitest';
+import type { TestAccount } from '../helpers/service.ts';
 import { expectEvents, ok, read } from '../helpers/resourceEvents.ts';
+import { useTestService } from '../helpers/testService.ts';
 
 // Events of payments, credit notes, adjustments (with the invoices their allocations move) and payment methods,
 // triggered through the API and read back through GET /v1/events.
 
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService();
-});
-afterAll(async () => {
-  await t?.close();
-});
+const t = useTestService();
 
 async function setUp(name: string) {
   const account = await t.newAccount(name, { isTest: true });

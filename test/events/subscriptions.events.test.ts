@@ -1,31 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createCustomer, createPlan, ok, subscribe } from '../helpers/billing.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
 import { eventsOf, expectEvents, read } from '../helpers/resourceEvents.ts';
 import type { WireEvent } from '../helpers/resourceEvents.ts';
+import { useTestService } from '../helpers/testService.ts';
+import { plusDays } from '../helpers/clock.ts';
 
 // Subscription events through the API and the bill run: the object as GET /v1/subscriptions/{id} shows it right
 // after the change, `previous` for updates and status moves, versions counting up by one.
 
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService();
-});
-afterAll(async () => {
-  await t?.close();
-});
-
-const DAY = 86_400_000;
+const t = useTestService();
 
 async function clockedAccount(name: string) {
   const account = await t.newAccount(name, { isTest: true });
   const clock = (await read(account, '/v1/account')).TestClockDate as string;
   return { account, clock, today: clock.slice(0, 10) };
 }
-
-const plusDays = (date: string, days: number) =>
-  new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY).toISOString().slice(0, 10);
 
 async function smsComponent(account: TestAccount) {
   const group = await ok(account, 'POST', '/v1/packagegroups', { GroupName: 'Add-ons' });

@@ -1,25 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runBilling } from '../../src/billing/billRun.ts';
 import { systemClock } from '../../src/clock.ts';
 import { EVENT_BATCH_SIZE } from '../../src/modules/events/index.ts';
 import { createCustomer, createPlan, ok, subscribe } from '../helpers/billing.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
 import { eventsOf, read } from '../helpers/resourceEvents.ts';
+import { useTestService } from '../helpers/testService.ts';
+import { advanceClock, midnightUtc, plusDays } from '../helpers/clock.ts';
 import { modulePorts } from '../../src/modulePorts.ts';
 
 // Status moves that happen by the passage of time, emitted once by the bill run of the day they happen, on a test
 // account's clock: never the day before, never twice, whatever runs again (test-clock moves, `billing run`).
 
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService();
-});
-afterAll(async () => {
-  await t?.close();
-});
-
-const DAY = 86_400_000;
+const t = useTestService();
 
 /** A test account in a zone ahead of UTC, so that "the day" is the account's, not UTC's. */
 async function clockedAccount(name: string) {
@@ -29,14 +22,9 @@ async function clockedAccount(name: string) {
   return { account, today };
 }
 
-const plusDays = (date: string, days: number) =>
-  new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY).toISOString().slice(0, 10);
-
-/** Noon of a calendar date in Auckland (UTC+12 or +13): midnight UTC of that date is late morning there. */
-const noonOf = (date: string) => `${date}T00:00:00.000Z`;
-
+/** Moves the clock to midnight UTC of a calendar date: late morning of that date in Auckland (UTC+12 or +13). */
 async function advance(account: TestAccount, date: string) {
-  await ok(account, 'POST', '/v1/test-clock/advance', { To: noonOf(date) }, 200);
+  await advanceClock(account, midnightUtc(date));
 }
 
 async function typesOf(account: TestAccount, type: string, id: number) {
@@ -96,7 +84,7 @@ describe('invoice.past_due', () => {
     expect(events.map((e) => e.type)).toEqual(['invoice.created', 'invoice.past_due']);
     expect(events[1]!.data).toEqual({ object, previous: { Status: 'Due' } });
     expect(events[1]!.resource.version).toBe(2);
-    expect(events[1]!.timestamp).toBe(noonOf(dayAfter));
+    expect(events[1]!.timestamp).toBe(midnightUtc(dayAfter));
 
     await billAgain(account);
     await advance(account, plusDays(dueDate, 5));
@@ -162,7 +150,7 @@ describe('subscription moves by time', () => {
     const warning = events.filter((e) => e.type === 'subscription.trial_will_end');
     expect(warning).toHaveLength(1);
     expect(warning[0]!.data.object).toEqual(await read(account, `/v1/subscriptions/${id}`));
-    expect(warning[0]!.timestamp).toBe(noonOf(plusDays(trialEnd, -3)));
+    expect(warning[0]!.timestamp).toBe(midnightUtc(plusDays(trialEnd, -3)));
 
     await advance(account, plusDays(trialEnd, -1));
     expect(await typesOf(account, 'subscription', id)).not.toContain('subscription.activated');
@@ -175,7 +163,7 @@ describe('subscription moves by time', () => {
     expect(activated).toHaveLength(1);
     expect(activated[0]!.data.previous).toEqual({ comp_Status: 'Trial' });
     expect(activated[0]!.data.object.comp_Status).toBe('Active');
-    expect(activated[0]!.timestamp).toBe(noonOf(trialEnd));
+    expect(activated[0]!.timestamp).toBe(midnightUtc(trialEnd));
     events.forEach((event, i) => expect(event.resource.version).toBe(i + 1));
   });
 
@@ -265,7 +253,7 @@ describe('recurring invoice moves by time', () => {
     const activated = laterEvents.filter((e) => e.type === 'recurring_invoice.activated');
     expect(activated).toHaveLength(1);
     expect(activated[0]!.data.previous).toEqual({ comp_Status: 'Future' });
-    expect(activated[0]!.timestamp).toBe(noonOf(plusDays(today, 3)));
+    expect(activated[0]!.timestamp).toBe(midnightUtc(plusDays(today, 3)));
 
     const endingEvents = await eventsOf(account, 'recurring_invoice', ending.recurInvoiceID);
     const expired = endingEvents.filter((e) => e.type === 'recurring_invoice.expired');

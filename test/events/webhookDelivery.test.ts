@@ -1,38 +1,34 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { eventually, startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { eventually } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
 import { movableClock } from '../helpers/billing.ts';
 import { startWebhookReceiver, verifyWebhook } from '../helpers/webhookReceiver.ts';
 import type { WebhookReceiver } from '../helpers/webhookReceiver.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { RETRY_DELAYS_MS } from '../../src/modules/events/index.ts';
+import { queuedMail } from '../helpers/outside.ts';
 
 // Webhook delivery end to end: a real receiver on 127.0.0.1, the service's worker on a clock the tests move, and
 // every request checked with the Standard Webhooks reference library.
 const start = new Date();
 start.setUTCMilliseconds(0);
 const clock = movableClock(start.toISOString());
-let t: TestService;
 let receiver: WebhookReceiver;
 
-beforeAll(async () => {
-  t = await startTestService({
-    clock,
-    env: {
-      WEBHOOK_ALLOW_HTTP: 'true',
-      WEBHOOK_ALLOWED_PRIVATE_HOSTS: '127.0.0.1',
-      WEBHOOK_TIMEOUT_MS: '1000',
-      WORKER_INTERVAL_MS: '50',
-    },
-  });
+const t = useTestService({
+  clock,
+  env: {
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_ALLOWED_PRIVATE_HOSTS: '127.0.0.1',
+    WEBHOOK_TIMEOUT_MS: '1000',
+    WORKER_INTERVAL_MS: '50',
+  },
 });
 beforeEach(async () => {
   receiver = await startWebhookReceiver();
 });
 afterEach(async () => {
   await receiver.close();
-});
-afterAll(async () => {
-  await t.close();
 });
 
 const db = () => t.service.storage.db;
@@ -215,12 +211,8 @@ describe('webhook delivery', () => {
       type: 'webhook_endpoint.disabled',
       data: { object: { webhookEndpointID: endpoint.id, Status: 'disabled' } },
     });
-    const mail = await db()
-      .selectFrom('mail_outbox')
-      .select(['recipient', 'subject'])
-      .where('account_id', '=', as.accountId)
-      .execute();
-    expect(mail).toEqual([
+    const mail = await queuedMail(t, as);
+    expect(mail).toMatchObject([
       { recipient: 'ops@gone.example', subject: `Webhook endpoint ${endpoint.id} has been disabled` },
     ]);
     // A disabled endpoint gets nothing more: events are no longer fanned out to it.
@@ -353,12 +345,8 @@ describe('webhook delivery', () => {
       return row.status === 'disabled' ? row : undefined;
     });
     expect(disabled).toMatchObject({ status: 'disabled', disabled_reason: `failing since ${at(since)}` });
-    const mail = await db()
-      .selectFrom('mail_outbox')
-      .select(['recipient', 'subject'])
-      .where('account_id', '=', as.accountId)
-      .execute();
-    expect(mail).toEqual([
+    const mail = await queuedMail(t, as);
+    expect(mail).toMatchObject([
       { recipient: 'ops@failing.example', subject: `Webhook endpoint ${endpoint.id} has been disabled` },
     ]);
   });

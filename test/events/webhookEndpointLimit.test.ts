@@ -1,16 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService } from '../helpers/service.ts';
-import type { ApiResponse, TestAccount, TestService } from '../helpers/service.ts';
+import { describe, expect, it } from 'vitest';
+import type { ApiResponse, TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 
 // The cap on webhook endpoints per account (WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT, docs/webhooks.md): every event is a
 // request to each endpoint subscribed to it, so the cap bounds what one change of one account fans out into.
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService({ env: { WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT: '3' } });
-});
-afterAll(async () => {
-  await t?.close();
-});
+const t = useTestService({ env: { WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT: '3' } });
 
 const create = (as: TestAccount, body: Record<string, unknown> = {}) =>
   as.request('POST', '/v1/webhookendpoints', {

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService } from '../helpers/service.ts';
-import type { ApiResponse, TestAccount, TestService } from '../helpers/service.ts';
+import { describe, expect, it } from 'vitest';
+import type { ApiResponse, TestAccount } from '../helpers/service.ts';
 import { movableClock } from '../helpers/billing.ts';
 import { accountContext } from '../helpers/context.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { disableEndpoint, knownEventTypes } from '../../src/modules/events/index.ts';
 import { modulePorts } from '../../src/modulePorts.ts';
 import { DECLARED_EVENT_TYPES } from './eventCatalogue.ts';
@@ -14,14 +14,8 @@ import { DECLARED_EVENT_TYPES } from './eventCatalogue.ts';
 const start = new Date();
 start.setUTCMilliseconds(0);
 const clock = movableClock(start.toISOString());
-let t: TestService;
 
-beforeAll(async () => {
-  t = await startTestService({ clock, env: { WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT: '1000' } });
-});
-afterAll(async () => {
-  await t?.close();
-});
+const t = useTestService({ clock, env: { WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT: '1000' } });
 
 const URL_A = 'https://hooks.analytical-engines.example/billing';
 const URL_B = 'https://hooks.analytical-engines.example/v2/billing';

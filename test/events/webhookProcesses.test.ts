@@ -1,23 +1,21 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { dialect, eventually, startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { dialect, eventually } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
 import { api, killAll, killTransient, startServer } from '../helpers/cli.ts';
 import { startWebhookReceiver, verifyWebhook } from '../helpers/webhookReceiver.ts';
 import type { WebhookReceiver } from '../helpers/webhookReceiver.ts';
+import { useTestService } from '../helpers/testService.ts';
 
 // Webhook delivery by real `billing serve` processes sharing one database: several at once, and one killed with
 // requests in flight. The test's own service only holds the database and makes the account and endpoint; its
 // worker polls once an hour, and nothing it does queues a delivery, so the children do all the sending.
-let t: TestService;
 let receiver: WebhookReceiver;
-beforeAll(async () => {
-  t = await startTestService({
-    env: {
-      WORKER_INTERVAL_MS: '3600000',
-      WEBHOOK_ALLOW_HTTP: 'true',
-      WEBHOOK_ALLOWED_PRIVATE_HOSTS: '127.0.0.1',
-    },
-  });
+const t = useTestService({
+  env: {
+    WORKER_INTERVAL_MS: '3600000',
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_ALLOWED_PRIVATE_HOSTS: '127.0.0.1',
+  },
 });
 beforeEach(async () => {
   receiver = await startWebhookReceiver();
@@ -28,7 +26,6 @@ afterEach(async () => {
 });
 afterAll(async () => {
   await killAll();
-  await t.close();
 });
 
 const TIMEOUT_MS = 5000;

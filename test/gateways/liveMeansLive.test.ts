@@ -14,6 +14,7 @@ import { accountContext } from '../helpers/context.ts';
 import { databaseMigratedUpTo, insertAccount, insertRow } from '../helpers/migrations.ts';
 import { STAGING } from '../helpers/service.ts';
 import { useTestService } from '../helpers/testService.ts';
+import { queuedMail } from '../helpers/outside.ts';
 
 // docs/gateways.md, "Live means live": a live account never collects through the built-in test gateway, which
 // moves no money. The service runs as a live deployment does (TEST_GATEWAY_ON_LIVE_ACCOUNTS off).
@@ -110,13 +111,8 @@ describe('a live account and the test gateway', () => {
       CollectionProblem: `gateway ${gateway.gatewayID} ${WORDS}`,
     });
     expect(await ok(shop, 'GET', `/v1/customers/${customerId}/payments`)).toEqual([]);
-    const mails = await t.service.storage.db
-      .selectFrom('mail_outbox')
-      .select(['recipient', 'subject'])
-      .where('account_id', '=', shop.accountId)
-      .orderBy('id')
-      .execute();
-    expect(mails.filter((mail) => mail.recipient === 'staff@example.com')).toEqual([
+    const mails = await queuedMail(t, shop);
+    expect(mails.filter((mail) => mail.recipient === 'staff@example.com')).toMatchObject([
       {
         recipient: 'staff@example.com',
         subject: `Invoice ${invoice.invoiceNum} cannot be collected: the account's gateway`,

@@ -1,12 +1,14 @@
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { dialect, eventually, startTestService } from '../helpers/service.ts';
-import type { ApiResponse, TestAccount, TestService } from '../helpers/service.ts';
+import { dialect, eventually } from '../helpers/service.ts';
+import type { ApiResponse, TestAccount } from '../helpers/service.ts';
 import { api, killAll, killTransient, startServer } from '../helpers/cli.ts';
 import type { RunningServer } from '../helpers/cli.ts';
 import { createCustomer, movableClock, ok } from '../helpers/billing.ts';
 import { detectFeatures, expectLedgerConsistent, readLedger, toWire } from '../helpers/ledger.ts';
 import type { LedgerState } from '../helpers/ledger.ts';
+import { plusDays } from '../helpers/clock.ts';
+import { useTestService } from '../helpers/testService.ts';
 
 // Money movements of one customer sent at once, as real concurrent HTTP requests: every one of them is made
 // whole or not at all, one at a time under the customer's lock (PostgreSQL: a row lock, with up to 10 pooled
@@ -14,20 +16,12 @@ import type { LedgerState } from '../helpers/ledger.ts';
 // paid twice over, nothing deadlocks and the figures reconcile afterwards.
 
 const clock = movableClock('2026-03-01T10:00:00.000Z');
-let t: TestService;
-beforeAll(async () => {
-  // Lock waits as long as a test's holder may take on a loaded machine (MONEY_LOCK_TIMEOUT_MS: 5 s by default).
-  t = await startTestService({ clock, env: { MONEY_LOCK_TIMEOUT_MS: '60000' } });
-});
+// Lock waits as long as a test's holder may take on a loaded machine (MONEY_LOCK_TIMEOUT_MS: 5 s by default).
+const t = useTestService({ clock, env: { MONEY_LOCK_TIMEOUT_MS: '60000' } });
 afterEach(killTransient);
 afterAll(async () => {
   await killAll();
-  await t?.close();
 });
-
-const DAY_MS = 86_400_000;
-const addDays = (date: string, days: number) =>
-  new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
 
 interface Invoice {
   id: number;
@@ -43,11 +37,11 @@ async function openInvoices(as: TestAccount, customerId: number, count: number):
   for (let i = 0; i < count; i += 1) {
     const totalMinor = 3_000 + ((i * 7_919) % 4_000);
     // Dates: a permutation of Jan 1 + 0..count−1 days, some on one day (ordered there by invoiceNum).
-    const date = addDays('2026-01-01', ((i * 7) % count) - (i % 5 === 0 ? 1 : 0));
+    const date = plusDays('2026-01-01', ((i * 7) % count) - (i % 5 === 0 ? 1 : 0));
     const invoice = await ok(as, 'POST', '/v1/invoices', {
       customerID: customerId,
       InvoiceDate: date,
-      DueDate: addDays(date, 30),
+      DueDate: plusDays(date, 30),
       Charges: [{ Descrip: `Work ${i}`, Qty: 1, UnitCostEx: toWire(totalMinor) }],
     });
     expect(invoice.Total).toBe(totalMinor / 100);

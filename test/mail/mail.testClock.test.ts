@@ -1,30 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { boundary } from '../../src/core/periods.ts';
 import { createCustomer, createPlan, ok, subscribe } from '../helpers/billing.ts';
 import { issuedInvoice } from '../helpers/invoices.ts';
-import { eventually, startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import { eventually } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
+import { queuedMail } from '../helpers/outside.ts';
 
 // Mail made on a test account's clock follows the outbox's one rule (docs/spec-decisions.md, "Account settings and test accounts"): a new
 // message is due at once, whatever time the account's clock shows; only a retry waits, on the service's clock.
 // Without SMTP_URL every message ends `skipped`.
 
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService();
-});
-afterAll(async () => {
-  await t?.close();
-});
+const t = useTestService();
 
-async function outbox(accountId: number) {
-  return t.service.storage.db
-    .selectFrom('mail_outbox')
-    .select(['subject', 'status', 'last_error', 'created_at'])
-    .where('account_id', '=', accountId)
-    .orderBy('id')
-    .execute();
-}
+const outbox = (accountId: number) => queuedMail(t, { accountId });
 
 /** Waits until none of the account's messages is pending any more, and answers them. */
 async function settled(accountId: number) {
@@ -57,10 +46,10 @@ describe('mail made while a test clock advances', () => {
     const mails = await settled(as.accountId);
     // The first invoice's and one per renewal, each stamped with the account's clock when it was made.
     expect(mails).toHaveLength(4);
-    expect(mails.map((mail) => [mail.status, mail.last_error])).toEqual(
+    expect(mails.map((mail) => [mail.status, mail.lastError])).toEqual(
       mails.map(() => ['skipped', 'SMTP_URL is not configured']),
     );
-    expect(mails.at(-1)!.created_at.slice(0, 10)).toBe(to.slice(0, 10));
+    expect(mails.at(-1)!.createdAt.slice(0, 10)).toBe(to.slice(0, 10));
   });
 
   it('as is mail made by a request after the move, on the clock the account now shows', async () => {

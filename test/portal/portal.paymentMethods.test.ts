@@ -5,12 +5,9 @@ import { eventsOf } from '../helpers/resourceEvents.ts';
 import type { TestAccount } from '../helpers/service.ts';
 import { addCard } from '../collections/cards.ts';
 import { PortalClient, customerWithLogin, portalPath, signedIn, t, usePortalService } from './fixtures.ts';
+import { plusDays } from '../helpers/clock.ts';
 
 usePortalService();
-
-const DAY = 86_400_000;
-const plusDays = (date: string, days: number) =>
-  new Date(Date.parse(`${date}T00:00:00.000Z`) + days * DAY).toISOString().slice(0, 10);
 
 /** The id in a form's action on the page, e.g. the first "Make primary" form's method. */
 const formActions = (html: string) => [...html.matchAll(/action="([^"]+)"/g)].map((match) => match[1]);

@@ -1,12 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { earliestActionDate, onBusinessDay, returnWindowEnd } from '../../src/core/bankingDays.ts';
 import { longDate, signPayLinkToken } from '../../src/modules/collections/index.ts';
 import { createCustomer, createPlan, invoicesOf, ok } from '../helpers/billing.ts';
 import { eventsOf } from '../helpers/resourceEvents.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { addCard } from '../collections/cards.ts';
 import { advanceTo, debitAccount, debitCustomer, plusDays } from '../batches/fixtures.ts';
+import { midnightUtc } from '../helpers/clock.ts';
 
 /**
  * Subscriptions that start when paid (docs/subscriptions.md, "Subscriptions that start when paid"), over HTTP and
@@ -14,13 +15,7 @@ import { advanceTo, debitAccount, debitCustomer, plusDays } from '../batches/fix
  * unpaid, which expires with its invoice cancelled; one collected by a debit order, active once the debit settles.
  */
 
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService();
-});
-afterAll(async () => {
-  await t?.close();
-});
+const t = useTestService();
 
 /** docs/gateways.md, "The test gateway's cards": asks for the cardholder's authentication on every sale. */
 const NEEDS_AUTHENTICATION = '4000002500003155';
@@ -47,7 +42,6 @@ const startWhenPaid = (
   });
 
 const readSubscription = (account: TestAccount, id: number) => ok(account, 'GET', `/v1/subscriptions/${id}`);
-const midnight = (date: string) => `${date}T00:00:00.000Z`;
 const post = (url: string, body: unknown) =>
   fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
@@ -64,8 +58,8 @@ describe('a subscription that starts when paid', () => {
     const created = await startWhenPaid(account, customerId, plan);
     expect(created).toMatchObject({
       comp_Status: 'Incomplete',
-      StartDate: midnight(today),
-      IncompleteExpiryDate: midnight(plusDays(today, 1)),
+      StartDate: midnightUtc(today),
+      IncompleteExpiryDate: midnightUtc(plusDays(today, 1)),
       ActivationDate: null,
     });
     const id = created.subscriptionID as number;
@@ -107,7 +101,7 @@ describe('a subscription that starts when paid', () => {
     expect(await ok(account, 'GET', `/v1/invoices/${invoice.invoiceID}`)).toMatchObject({ Status: 'Paid' });
     expect(await readSubscription(account, id)).toMatchObject({
       comp_Status: 'Active',
-      ActivationDate: midnight(today),
+      ActivationDate: midnightUtc(today),
     });
     const types = (await eventsOf(account, 'subscription', id)).map((e) => e.type);
     expect(types).toEqual([
@@ -179,7 +173,10 @@ describe('a subscription that starts when paid', () => {
 
     const created = await startWhenPaid(account, customerId, plan);
     // A debit order cannot be paid before its return window passes: the expiry waits for it.
-    expect(created).toMatchObject({ comp_Status: 'Incomplete', IncompleteExpiryDate: midnight(settledOn) });
+    expect(created).toMatchObject({
+      comp_Status: 'Incomplete',
+      IncompleteExpiryDate: midnightUtc(settledOn),
+    });
     const id = created.subscriptionID as number;
 
     await advanceTo(account, today);
@@ -195,7 +192,7 @@ describe('a subscription that starts when paid', () => {
     expect((await invoicesOf(account, customerId))[0]).toMatchObject({ Status: 'Paid' });
     expect(await readSubscription(account, id)).toMatchObject({
       comp_Status: 'Active',
-      ActivationDate: midnight(settledOn),
+      ActivationDate: midnightUtc(settledOn),
     });
     const types = (await eventsOf(account, 'subscription', id)).map((e) => e.type);
     expect(types).toEqual([
@@ -240,7 +237,7 @@ describe('a subscription that starts when paid', () => {
     expect((await invoicesOf(account, customerId))[0]).toMatchObject({ Status: 'Paid' });
     expect(await readSubscription(account, id)).toMatchObject({
       comp_Status: 'Active',
-      ActivationDate: midnight(settledOn),
+      ActivationDate: midnightUtc(settledOn),
     });
   });
 
@@ -260,7 +257,7 @@ describe('a subscription that starts when paid', () => {
     const id = created.subscriptionID as number;
     // Issued today all the same, three days before its period starts.
     const [invoice] = await invoicesOf(account, customerId);
-    expect(invoice).toMatchObject({ InvoiceDate: midnight(today), Total: 30 });
+    expect(invoice).toMatchObject({ InvoiceDate: midnightUtc(today), Total: 30 });
     await ok(account, 'POST', '/v1/payments', {
       customerID: customerId,
       Amount: 30,
@@ -271,7 +268,7 @@ describe('a subscription that starts when paid', () => {
     });
     expect(await readSubscription(account, id)).toMatchObject({
       comp_Status: 'Future',
-      ActivationDate: midnight(today),
+      ActivationDate: midnightUtc(today),
     });
     await advanceTo(account, startDate);
     expect((await readSubscription(account, id)).comp_Status).toBe('Active');
@@ -296,7 +293,7 @@ describe('a subscription that starts when paid', () => {
         customerID: customerId,
         packageID: plan.packageId,
         packageRateTermID: plan.rateTermId,
-        StartDate: midnight(plusDays(today, -3)),
+        StartDate: midnightUtc(plusDays(today, -3)),
         ActivateOnPayment: true,
       },
     });

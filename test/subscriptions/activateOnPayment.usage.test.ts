@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { earliestActionDate, onBusinessDay, returnWindowEnd } from '../../src/core/bankingDays.ts';
 import { createPlan, invoicesOf, ok } from '../helpers/billing.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { advanceTo, debitAccount, debitCustomer, plusDays } from '../batches/fixtures.ts';
 import { linesOf, meteredComponent, sendEvents } from './meteredBilling.fixtures.ts';
 
@@ -12,13 +11,7 @@ import { linesOf, meteredComponent, sendEvents } from './meteredBilling.fixtures
  * A debit order's payment takes days, so the subscription's start and its activation are days apart.
  */
 
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService();
-});
-afterAll(async () => {
-  await t?.close();
-});
+const t = useTestService();
 
 describe('a subscription that starts when paid, before and after its payment', () => {
   it('gives no feature and bills no usage before the debit settles; both from that day', async () => {

@@ -1,21 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import { describe, expect, it } from 'vitest';
+import type { TestAccount } from '../helpers/service.ts';
 import { createCustomer, createPlan, movableClock, ok, subscribe } from '../helpers/billing.ts';
+import { useTestService } from '../helpers/testService.ts';
+import { advanceToDay } from '../helpers/clock.ts';
 
 // A subscription of a customer on a bill-cycle day whose package is changed before anything is billed (PUT
 // changePackage while it is still Future) has its first period planned again for the new package, exactly as a
 // subscription made on that package would be (docs/pricing.md, "Bill-cycle day").
 
 const clock = movableClock('2026-01-20T10:00:00.000Z');
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService({ clock });
-});
-afterAll(() => t.close());
+const t = useTestService({ clock });
 
-const advance = (as: TestAccount, to: string) =>
-  ok(as, 'POST', '/v1/test-clock/advance', { To: `${to}T10:00:00Z` }, 200);
 const periodsOf = async (as: TestAccount, path: string) =>
   ((await ok(as, 'GET', `${path}/periods`)) as any[]).map((p) => [
     p.PeriodStart.slice(0, 10),
@@ -43,7 +38,7 @@ describe('a change of package before billing, on a bill-cycle day', () => {
       packageRateTermID: trial.rateTermId,
     });
 
-    await advance(as, '2026-04-02');
+    await advanceToDay(as, '2026-04-02');
     const expected = await periodsOf(as, `/v1/subscriptions/${direct.subscriptionID}`);
     expect(expected).toEqual([
       ['2026-01-25', '2026-02-14', 'trial', 0],
@@ -71,7 +66,7 @@ describe('a change of package before billing, on a bill-cycle day', () => {
       packageID: days.packageId,
       packageRateTermID: days.rateTermId,
     });
-    await advance(as, '2026-03-01');
+    await advanceToDay(as, '2026-03-01');
     const expected = await periodsOf(as, `/v1/subscriptions/${direct.subscriptionID}`);
     // Direct: Jan 25–Feb 24, Feb 24–Mar 26 (no stub, the day is ignored).
     expect(expected[0]).toEqual(['2026-01-25', '2026-02-24', 'term', 30]);

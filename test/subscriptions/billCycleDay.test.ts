@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import { describe, expect, it } from 'vitest';
+import type { TestAccount } from '../helpers/service.ts';
 import {
   createComponent,
   createCustomer,
@@ -12,21 +11,17 @@ import {
 } from '../helpers/billing.ts';
 import type { PlanOptions } from '../helpers/billing.ts';
 import { auditOf, eventsOf } from '../helpers/resourceEvents.ts';
+import { useTestService } from '../helpers/testService.ts';
+import { advanceToDay } from '../helpers/clock.ts';
 
 // The bill-cycle day (docs/pricing.md, "Bill-cycle day"), end to end: a customer's (or the account's) day makes
 // new monthly subscriptions renew on it, the first period pro-rated up to it; PUT .../changebillcycleday moves an
 // existing one from the end of its billed time. Every figure is computed by hand in the comment beside it.
 
 const clock = movableClock('2026-01-20T10:00:00.000Z');
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService({ clock });
-});
-afterAll(() => t.close());
+const t = useTestService({ clock });
 
 const day = (wire: string | null) => (wire === null ? null : wire.slice(0, 10));
-const advance = (as: TestAccount, to: string) =>
-  ok(as, 'POST', '/v1/test-clock/advance', { To: `${to}T10:00:00Z` }, 200);
 
 /** A fresh test account whose clock reads `on`, with a monthly plan. */
 async function accountOn(on: string, options: PlanOptions = {}) {
@@ -106,12 +101,12 @@ describe('a new subscription renews on the customer’s day', () => {
     });
 
     const predicted = await upcoming(as, path);
-    await advance(as, '2026-02-01');
+    await advanceToDay(as, '2026-02-01');
     const second = (await invoicesOf(as, customerId))[1];
     expect(billed(second)).toEqual(predicted);
     expect(predicted).toMatchObject({ InvoiceDate: '2026-02-01', Total: 30 });
 
-    await advance(as, '2026-03-01');
+    await advanceToDay(as, '2026-03-01');
     expect(await periodsOf(as, path)).toEqual([
       ['2026-01-20', '2026-02-01', 'stub', 11.61],
       ['2026-02-01', '2026-03-01', 'term', 30],
@@ -130,7 +125,7 @@ describe('a new subscription renews on the customer’s day', () => {
       componentUsage: [{ componentID: component.componentID }],
     });
     const path = `/v1/subscriptions/${sub.subscriptionID}`;
-    await advance(as, '2026-01-25');
+    await advanceToDay(as, '2026-01-25');
     await ok(as, 'PUT', `${path}/components/recordusage`, [
       { componentID: component.componentID, NumUnits: 7 },
     ]);
@@ -138,7 +133,7 @@ describe('a new subscription renews on the customer’s day', () => {
     // Feb 1: the month at 30.00, and in arrears the 7 sms of the stub Jan 20 – Feb 1 at 0.50: 30.00 + 3.50 = 33.50.
     const predicted = await upcoming(as, path);
     expect([predicted.InvoiceDate, predicted.Total]).toEqual(['2026-02-01', 33.5]);
-    await advance(as, '2026-02-01');
+    await advanceToDay(as, '2026-02-01');
     expect(billed((await invoicesOf(as, customerId)).at(-1))).toEqual(predicted);
   });
 
@@ -147,7 +142,7 @@ describe('a new subscription renews on the customer’s day', () => {
     const customerId = await createCustomer(as, { BillCycleDay: 31 });
     const sub = await subscribe(as, customerId, plan);
     const path = `/v1/subscriptions/${sub.subscriptionID}`;
-    await advance(as, '2026-04-30');
+    await advanceToDay(as, '2026-04-30');
     expect(await periodsOf(as, path)).toEqual([
       // Feb 10–Feb 28 over Jan 31–Feb 28 (28 days): 28.00 × 18 / 28 = 18.00
       ['2026-02-10', '2026-02-28', 'stub', 18],
@@ -224,7 +219,7 @@ describe('a new subscription renews on the customer’s day', () => {
     const { as, plan } = await accountOn('2026-03-01', { trialPeriod: 14 });
     const sub = await subscribe(as, await createCustomer(as, { BillCycleDay: 1 }), plan);
     const path = `/v1/subscriptions/${sub.subscriptionID}`;
-    await advance(as, '2026-04-01');
+    await advanceToDay(as, '2026-04-01');
     expect(await periodsOf(as, path)).toEqual([
       ['2026-03-01', '2026-03-15', 'trial', 0],
       // Mar 15–Apr 1 over Mar 1–Apr 1 (31 days): 30.00 × 17 / 31 = 16.451… → 16.45
@@ -240,7 +235,7 @@ describe('PUT /v1/subscriptions/{id}/changebillcycleday', () => {
     const customerId = await createCustomer(as);
     const sub = await subscribe(as, customerId, plan);
     const path = `/v1/subscriptions/${sub.subscriptionID}`;
-    await advance(as, '2026-03-10');
+    await advanceToDay(as, '2026-03-10');
 
     const preview = await ok(as, 'PUT', `${path}/changebillcycleday?preview=true`, { BillCycleDay: 15 }, 200);
     expect([preview.Credits, preview.Invoices]).toEqual([[], []]);
@@ -271,7 +266,7 @@ describe('PUT /v1/subscriptions/{id}/changebillcycleday', () => {
     ]);
     expect(await upcoming(as, path)).toEqual(billed(preview.UpcomingInvoice));
 
-    await advance(as, '2026-04-15');
+    await advanceToDay(as, '2026-04-15');
     const invoices = await invoicesOf(as, customerId);
     expect(billed(invoices[1])).toEqual(billed(preview.UpcomingInvoice));
     expect(await periodsOf(as, path)).toEqual([
@@ -295,7 +290,7 @@ describe('PUT /v1/subscriptions/{id}/changebillcycleday', () => {
       '2026-02-10',
       10,
     ]);
-    await advance(as, '2026-02-10');
+    await advanceToDay(as, '2026-02-10');
     expect(await periodsOf(as, path)).toEqual([
       ['2026-01-20', '2026-02-03', 'trial', 0],
       // Feb 3–Feb 10 over Jan 10–Feb 10 (31 days): 30.00 × 7 / 31 = 6.774… → 6.77

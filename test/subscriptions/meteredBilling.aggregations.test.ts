@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
+import { describe, expect, it } from 'vitest';
 import { invoicesOf, movableClock, ok } from '../helpers/billing.ts';
+import { useTestService } from '../helpers/testService.ts';
 import {
   advance,
   linesOf,
@@ -13,12 +12,8 @@ import {
 // docs/usage.md, "Billing usage": a usage component linked to a metric is billed from the events alone, by the
 // bill run as the test clock moves, exactly as the upcoming invoice previewed it.
 const clock = movableClock('2026-03-01T10:00:00.000Z');
-let t: TestService;
 
-beforeAll(async () => {
-  t = await startTestService({ clock });
-});
-afterAll(() => t.close());
+const t = useTestService({ clock });
 
 describe('each aggregation billed from events by the bill run', () => {
   // Monthly 30.00 from 1 Mar (UTC), one component at 1.00 a call. The events, each naming the subscription:

@@ -1,19 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
+import { describe, expect, it } from 'vitest';
 import { createCustomer, createPlan, invoicesOf, movableClock, ok, subscribe } from '../helpers/billing.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { up as backFillLastInvoices } from '../../src/storage/migrations/0046_metered_last_invoice.ts';
 import { advance, linesOf, meteredComponent, sendEvents } from './meteredBilling.fixtures.ts';
 
 // docs/usage.md, "Billing usage": a subscription billed for its usage alone (a plan at 0.00 whose only component is
 // linked to a metric) gets its invoices, its next invoice date and its preview on the dates the bill run keeps.
 const clock = movableClock('2026-03-01T10:00:00.000Z');
-let t: TestService;
 
-beforeAll(async () => {
-  t = await startTestService({ clock });
-});
-afterAll(() => t.close());
+const t = useTestService({ clock });
 
 describe('a subscription billed for its metered usage alone', () => {
   it('is previewed for the end of its period and billed then, in arrears', async () => {

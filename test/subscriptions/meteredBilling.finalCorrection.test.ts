@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.ts';
 import { runBilling } from '../../src/billing/billRun.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
 import { createCustomer, createPlan, invoicesOf, movableClock, ok, subscribe } from '../helpers/billing.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { advance, linesOf, meteredComponent, sendEvents } from './meteredBilling.fixtures.ts';
 import { modulePorts } from '../../src/modulePorts.ts';
 
@@ -11,12 +11,8 @@ import { modulePorts } from '../../src/modulePorts.ts';
 // period's grace window closes (the stop plus UsageGraceHours, 72 by default), and the late events dated in that
 // period that came after its last invoice are billed then, on a final correction invoice dated that day.
 const clock = movableClock('2026-03-01T10:00:00.000Z');
-let t: TestService;
 
-beforeAll(async () => {
-  t = await startTestService({ clock });
-});
-afterAll(() => t.close());
+const t = useTestService({ clock });
 
 function billingDeps() {
   const s = t.service;

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
+import { describe, expect, it } from 'vitest';
 import { createCustomer, createPlan, invoicesOf, movableClock, ok } from '../helpers/billing.ts';
+import { useTestService } from '../helpers/testService.ts';
 import {
   TIERS,
   advance,
@@ -14,12 +13,8 @@ import {
 // docs/usage.md, "Billing usage": late events, groups, customer-level events and a change of plan, billed from the
 // events by the bill run as the test clock moves.
 const clock = movableClock('2026-03-01T10:00:00.000Z');
-let t: TestService;
 
-beforeAll(async () => {
-  t = await startTestService({ clock });
-});
-afterAll(() => t.close());
+const t = useTestService({ clock });
 
 const at = (day: string, n: number) => Array.from({ length: n }, () => `2026-${day}`);
 

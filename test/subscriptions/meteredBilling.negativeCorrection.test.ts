@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import { describe, expect, it } from 'vitest';
+import type { TestAccount } from '../helpers/service.ts';
 import { createCustomer, createPlan, invoicesOf, movableClock, ok, subscribe } from '../helpers/billing.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { addCard } from '../collections/cards.ts';
 import { advance, meteredComponent, sendEvents } from './meteredBilling.fixtures.ts';
 
@@ -9,12 +9,8 @@ import { advance, meteredComponent, sendEvents } from './meteredBilling.fixtures
 // already invoiced by more than the next invoice's other lines leaves that invoice at 0.00, never below, and the
 // difference is the subscription's credit, paying the customer's open invoices and then the next ones.
 const clock = movableClock('2026-03-01T10:00:00.000Z');
-let t: TestService;
 
-beforeAll(async () => {
-  t = await startTestService({ clock });
-});
-afterAll(() => t.close());
+const t = useTestService({ clock });
 
 const CARRIED = 'Credit beyond this invoice, carried to your account';
 

@@ -1,19 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import { describe, expect, it } from 'vitest';
+import type { TestAccount } from '../helpers/service.ts';
 import { createCustomer, createPlan, invoicesOf, movableClock, ok, subscribe } from '../helpers/billing.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { advance, linesOf, meteredComponent, sendEvents } from './meteredBilling.fixtures.ts';
 
 // docs/usage.md, "Reactivating": a cancelled subscription billing usage from events that is reactivated bills the
 // usage of the time between its stop and the resume once when the time already paid for resumes, and none when it
 // restarts on a new cycle (that time it was cancelled, and was not paid for).
 const clock = movableClock('2026-03-01T10:00:00.000Z');
-let t: TestService;
 
-beforeAll(async () => {
-  t = await startTestService({ clock });
-});
-afterAll(() => t.close());
+const t = useTestService({ clock });
 
 /** A plan at 30.00 with "API calls" at 1.00 a call, 2 calls on 5 Mar, cancelled on 10 Mar without refund. */
 async function cancelledOnTenth(as: TestAccount) {

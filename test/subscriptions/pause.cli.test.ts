@@ -1,20 +1,15 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { killAll, killTransient, runCli } from '../helpers/cli.ts';
 import { createCustomer, createPlan, ok, subscribe } from '../helpers/billing.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 
 // `billing subscription pause|resume ID` (docs/subscriptions.md, "Pause and resume"), a real child process on the
 // service's database: the API's own use cases, for support staff.
 
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService();
-});
+const t = useTestService();
 afterEach(() => killTransient());
 afterAll(async () => {
   await killAll();
-  await t?.close();
 });
 
 describe('billing subscription pause|resume', () => {

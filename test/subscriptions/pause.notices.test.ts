@@ -1,30 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createCustomer, createPlan, movableClock, ok, subscribe } from '../helpers/billing.ts';
 import { eventsOf } from '../helpers/resourceEvents.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
-import { startSmtpReceiver } from '../helpers/smtp.ts';
+import type { TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { deliveredTo } from '../collections/notices.fixtures.ts';
-import type { Smtp } from '../collections/notices.fixtures.ts';
+import { advanceToDay } from '../helpers/clock.ts';
 
 // The customer is told of a pause (docs/subscriptions.md, "Pause and resume"): confirmed when it is made, resuming
 // soon three days before a dated resume, resumed on the day; each once, unless the account sends no pause notices
 // (SendPauseNotices). Every message is read from a real SMTP receiver.
 const clock = movableClock('2026-01-01T10:00:00.000Z');
-let t: TestService;
-let smtp: Smtp;
-beforeAll(async () => {
-  smtp = await startSmtpReceiver();
-  t = await startTestService({ clock, smtpUrl: smtp.url });
-});
-afterAll(async () => {
-  await t?.close();
-  await smtp?.close();
-});
+const t = useTestService({ clock, smtp: true });
+const { smtp } = t;
 
 let sequence = 0;
-const advance = (as: TestAccount, to: string) =>
-  ok(as, 'POST', '/v1/test-clock/advance', { To: `${to}T10:00:00Z` }, 200);
 
 /** A test account (UTC) on 1 January 2026, a customer with an e-mail address subscribed that day. */
 async function subscribed(settings: Record<string, unknown> = {}) {
@@ -56,14 +45,14 @@ describe('pause notices', () => {
       /Your subscription to Plan \d+ is paused from 1 Feb\w* 2026 until 15 Mar\w* 2026\./,
     );
     expect(confirmed!.text).toContain('Nothing is invoiced while it is paused.');
-    await advance(as, '2026-02-01');
-    await advance(as, '2026-03-11');
+    await advanceToDay(as, '2026-02-01');
+    await advanceToDay(as, '2026-03-11');
     expect(await pauseMails(as, email)).toEqual(['Your Plan subscription is paused']);
     // Three days before the resume.
-    await advance(as, '2026-03-12');
-    await advance(as, '2026-03-13');
-    await advance(as, '2026-03-15');
-    await advance(as, '2026-03-16');
+    await advanceToDay(as, '2026-03-12');
+    await advanceToDay(as, '2026-03-13');
+    await advanceToDay(as, '2026-03-15');
+    await advanceToDay(as, '2026-03-16');
     const mails = await pauseMails(as, email);
     expect(mails).toEqual([
       'Your Plan subscription is paused',
@@ -75,7 +64,7 @@ describe('pause notices', () => {
   it('tells a resume made now at once, and tells nothing when the account sends no pause notices', async () => {
     const told = await subscribed();
     await ok(told.as, 'PUT', `${told.path}/pause`, { Credit: 'prorata' });
-    await advance(told.as, '2026-02-10');
+    await advanceToDay(told.as, '2026-02-10');
     await ok(told.as, 'PUT', `${told.path}/resume`, {});
     expect(await pauseMails(told.as, told.email)).toEqual([
       'Your Plan subscription is paused',
@@ -84,7 +73,7 @@ describe('pause notices', () => {
 
     const quiet = await subscribed({ SendPauseNotices: false });
     await ok(quiet.as, 'PUT', `${quiet.path}/pause`, { Credit: 'prorata', ResumeDate: '2026-01-03' });
-    await advance(quiet.as, '2026-01-03');
+    await advanceToDay(quiet.as, '2026-01-03');
     expect(await pauseMails(quiet.as, quiet.email)).toEqual([]);
     const types = (await eventsOf(quiet.as, 'subscription', quiet.id)).map((e) => e.type);
     expect(types).toEqual(

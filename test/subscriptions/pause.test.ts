@@ -1,24 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import { describe, expect, it } from 'vitest';
+import type { TestAccount } from '../helpers/service.ts';
 import { createCustomer, createPlan, invoicesOf, movableClock, ok, subscribe } from '../helpers/billing.ts';
 import type { PlanOptions } from '../helpers/billing.ts';
 import { eventsOf } from '../helpers/resourceEvents.ts';
+import { useTestService } from '../helpers/testService.ts';
+import { advanceToDay } from '../helpers/clock.ts';
 
 // Pause and resume (docs/subscriptions.md, "Pause and resume"), over HTTP on a test account whose clock is moved.
 // Every invoice below is computed by hand in the comment beside it: no period starts inside a pause, and the resume
 // starts a new cycle on its day (resume_day) or bills the days to the old cycle's boundary pro rata (unchanged).
 
 const clock = movableClock('2026-01-01T10:00:00.000Z');
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService({ clock });
-});
-afterAll(() => t.close());
+const t = useTestService({ clock });
 
 const day = (wire: string | null | undefined) => (wire ? wire.slice(0, 10) : null);
-const advance = (as: TestAccount, to: string) =>
-  ok(as, 'POST', '/v1/test-clock/advance', { To: `${to}T10:00:00Z` }, 200);
 
 /** A fresh test account whose clock reads `on`, a customer, and a subscription from that day. */
 async function subscribedOn(on: string, options: PlanOptions = {}) {
@@ -58,7 +53,7 @@ const pauseEvents = async (as: TestAccount, id: number) =>
 describe('a pause mid-period resumed months later', () => {
   it('Credit none, resume_day: the billed month is served, then a new cycle from the resume day', async () => {
     const { as, customerId, id, path } = await subscribedOn('2026-01-01', { chargePrice: 30 });
-    await advance(as, '2026-01-16');
+    await advanceToDay(as, '2026-01-16');
     await ok(as, 'PUT', `${path}/pause`, {});
     // Jan 1 – Feb 1 was invoiced on Jan 1: served to its end, the pause starts on Feb 1.
     expect(await statusOf(as, path)).toEqual({
@@ -68,17 +63,17 @@ describe('a pause mid-period resumed months later', () => {
       future: true,
       next: null,
     });
-    await advance(as, '2026-02-01');
+    await advanceToDay(as, '2026-02-01');
     expect((await statusOf(as, path)).status).toBe('Paused');
     // Paused until resumed: no invoice is coming.
     const upcoming = await as.request('GET', `${path}/upcoming-invoice`);
     expect(upcoming.status, upcoming.text).toBe(404);
-    await advance(as, '2026-04-20');
+    await advanceToDay(as, '2026-04-20');
     // Nothing for February, March or April while paused.
     expect(await invoiceFigures(as, customerId)).toEqual([['2026-01-01', 30, 30]]);
     await ok(as, 'PUT', `${path}/resume`, {});
     // A new cycle from Apr 20: a whole month Apr 20 – May 20 at 30.00, nothing prorated.
-    await advance(as, '2026-05-20');
+    await advanceToDay(as, '2026-05-20');
     // Then May 20 – Jun 20, 30.00, on the new cycle.
     expect(await invoiceFigures(as, customerId)).toEqual([
       ['2026-01-01', 30, 30],
@@ -100,7 +95,7 @@ describe('a pause mid-period resumed months later', () => {
 
   it('Credit prorata, unchanged: the unused days credited, then a stub to the old cycle', async () => {
     const { as, customerId, path } = await subscribedOn('2026-01-01', { chargePrice: 31 });
-    await advance(as, '2026-01-11');
+    await advanceToDay(as, '2026-01-11');
     const preview = await ok(as, 'PUT', `${path}/pause?preview=true`, { Credit: 'prorata' }, 200);
     // Jan 11 – Feb 1 is 21 of January's 31 days: 31.00 × 21 / 31 = 21.00.
     expect(preview.Credits.map((c: any) => [day(c.PeriodStart), day(c.PeriodEnd), c.Amount])).toEqual([
@@ -111,10 +106,10 @@ describe('a pause mid-period resumed months later', () => {
     expect((await statusOf(as, path)).status).toBe('Paused');
     // The credit note pays the cut month's invoice: 31.00 − 21.00 = 10.00 owed.
     expect(await invoiceFigures(as, customerId)).toEqual([['2026-01-01', 31, 10]]);
-    await advance(as, '2026-04-20');
+    await advanceToDay(as, '2026-04-20');
     await ok(as, 'PUT', `${path}/resume`, { BillingAnchor: 'unchanged' });
     // The old cycle kept: Apr 20 – May 1 is 11 of April's 30 days: 31.00 × 11 / 30 = 11.366… → 11.37.
-    await advance(as, '2026-05-01');
+    await advanceToDay(as, '2026-05-01');
     // Then the whole of May on the old cycle: 31.00.
     expect(await invoiceFigures(as, customerId)).toEqual([
       ['2026-01-01', 31, 10],
@@ -133,7 +128,7 @@ describe('a pause mid-period resumed months later', () => {
 describe('a dated pause and resume crossed by the test clock', () => {
   it('pauses at the end of the period holding PauseDate and resumes on ResumeDate on a new cycle', async () => {
     const { as, customerId, id, path } = await subscribedOn('2026-01-01', { chargePrice: 30 });
-    await advance(as, '2026-01-05');
+    await advanceToDay(as, '2026-01-05');
     await ok(as, 'PUT', `${path}/pause`, { PauseDate: '2026-02-10', ResumeDate: '2026-04-10' });
     // Feb 10 falls in Feb 1 – Mar 1, which is served (Credit none): the pause runs Mar 1 to Apr 10.
     expect(await statusOf(as, path)).toEqual({
@@ -143,12 +138,12 @@ describe('a dated pause and resume crossed by the test clock', () => {
       future: true,
       next: '2026-02-01',
     });
-    await advance(as, '2026-03-05');
+    await advanceToDay(as, '2026-03-05');
     expect((await statusOf(as, path)).status).toBe('Paused');
     // The upcoming invoice is the resumption's: a new cycle Apr 10 – May 10 at 30.00.
     const upcoming = await ok(as, 'GET', `${path}/upcoming-invoice`);
     expect([day(upcoming.InvoiceDate), upcoming.Total]).toEqual(['2026-04-10', 30]);
-    await advance(as, '2026-04-10');
+    await advanceToDay(as, '2026-04-10');
     expect(await statusOf(as, path)).toEqual({
       status: 'Active',
       pause: '2026-03-01',
@@ -175,7 +170,7 @@ describe('a dated pause and resume crossed by the test clock', () => {
       ResumeDate: '2026-03-15',
       BillingAnchor: 'unchanged',
     });
-    await advance(as, '2026-04-01');
+    await advanceToDay(as, '2026-04-01');
     // Mar 15 – Apr 1 is 17 of March's 31 days: 30.00 × 17 / 31 = 16.451… → 16.45; then Apr 1 – May 1, 30.00.
     expect(await invoiceFigures(as, customerId)).toEqual([
       ['2026-01-01', 30, 30],
@@ -189,7 +184,7 @@ describe('DELETE .../futurechanges and a pause', () => {
   it('withdraws a scheduled resume, leaving it paused, then a scheduled pause, billing going on', async () => {
     const { as, customerId, path } = await subscribedOn('2026-01-01', { chargePrice: 30 });
     await ok(as, 'PUT', `${path}/pause`, { ResumeDate: '2026-03-01' });
-    await advance(as, '2026-02-10');
+    await advanceToDay(as, '2026-02-10');
     expect((await statusOf(as, path)).status).toBe('Paused');
     await ok(as, 'DELETE', `${path}/futurechanges`);
     // The resume withdrawn: paused until resumed, nothing coming.
@@ -200,7 +195,7 @@ describe('DELETE .../futurechanges and a pause', () => {
       future: false,
       next: null,
     });
-    await advance(as, '2026-03-05');
+    await advanceToDay(as, '2026-03-05');
     expect(await invoiceFigures(as, customerId)).toEqual([['2026-01-01', 30, 30]]);
     await ok(as, 'PUT', `${path}/resume`, {});
     // A new cycle from Mar 5: 30.00 for Mar 5 – Apr 5. Then a pause scheduled for its end, withdrawn.
@@ -208,7 +203,7 @@ describe('DELETE .../futurechanges and a pause', () => {
     expect((await statusOf(as, path)).pause).toBe('2026-04-05');
     await ok(as, 'DELETE', `${path}/futurechanges`);
     expect((await statusOf(as, path)).pause).toBeNull();
-    await advance(as, '2026-04-05');
+    await advanceToDay(as, '2026-04-05');
     expect(await invoiceFigures(as, customerId)).toEqual([
       ['2026-01-01', 30, 30],
       ['2026-03-05', 30, 30],
@@ -256,7 +251,7 @@ describe('what pause and resume refuse', () => {
   it('a pause asked for inside a trial starts at the trial’s end, nothing credited', async () => {
     const { as, customerId, path } = await subscribedOn('2026-01-01', { chargePrice: 30, trialPeriod: 14 });
     // A 14-day trial from Jan 1: it ends on Jan 15, when the first month would be billed.
-    await advance(as, '2026-01-05');
+    await advanceToDay(as, '2026-01-05');
     const before = await invoiceFigures(as, customerId);
     const preview = await ok(as, 'PUT', `${path}/pause?preview=true`, { Credit: 'prorata' }, 200);
     expect([preview.Credits, preview.Invoices]).toEqual([[], []]);
@@ -266,10 +261,10 @@ describe('what pause and resume refuse', () => {
       pause: '2026-01-15',
       resume: '2026-03-01',
     });
-    await advance(as, '2026-01-15');
+    await advanceToDay(as, '2026-01-15');
     expect((await statusOf(as, path)).status).toBe('Paused');
     // Nothing billed on Jan 15 or while paused; on Mar 1 a new cycle, Mar 1 – Apr 1 at 30.00.
-    await advance(as, '2026-03-01');
+    await advanceToDay(as, '2026-03-01');
     expect(await invoiceFigures(as, customerId)).toEqual([...before, ['2026-03-01', 30, 30]]);
     expect((await statusOf(as, path)).status).toBe('Active');
   });
@@ -280,7 +275,7 @@ describe('what pause and resume refuse', () => {
     // Jan 21 – Feb 1 is 11 of 31 days: credit 30.00 × 11 / 31 = 10.645… → 10.65.
     await ok(as, 'PUT', `${path}/resume`, {});
     expect((await statusOf(as, path)).pause).toBeNull();
-    await advance(as, '2026-02-01');
+    await advanceToDay(as, '2026-02-01');
     // The cut days are billed again as a stub on Jan 21 (10.65), then February whole.
     expect(await invoiceFigures(as, customerId)).toEqual([
       ['2026-01-01', 30, 19.35],

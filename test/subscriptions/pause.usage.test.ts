@@ -1,6 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
+import { describe, expect, it } from 'vitest';
 import {
   createComponent,
   createCustomer,
@@ -10,17 +8,14 @@ import {
   ok,
   subscribe,
 } from '../helpers/billing.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { advance, linesOf, meteredComponent, sendEvents } from './meteredBilling.fixtures.ts';
 
 // What a pause does to usage and entitlements (docs/subscriptions.md, "Pause and resume"): usage events sent while
 // paused are stored but fall in no period, so they are never billed; usage recorded by the API is refused (409),
 // as it would belong to no period; a paused subscription gives no feature.
 const clock = movableClock('2026-03-01T10:00:00.000Z');
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService({ clock });
-});
-afterAll(() => t.close());
+const t = useTestService({ clock });
 
 const day = (wire: string | null | undefined) => (wire ? wire.slice(0, 10) : null);
 const meteredLines = (invoice: any) => linesOf(invoice).filter((line: unknown[]) => line.length > 2);

@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import { describe, expect, it } from 'vitest';
+import type { TestAccount } from '../helpers/service.ts';
 import { createCustomer, createPlan, invoicesOf, movableClock, ok, subscribe } from '../helpers/billing.ts';
 import { eventsOf } from '../helpers/resourceEvents.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { addCard } from '../collections/cards.ts';
+import { advanceToDay } from '../helpers/clock.ts';
 
 // A resume that waits for its invoice to be paid (docs/subscriptions.md, "Resuming when paid"; Stripe's
 // resume_on_payment_success), over HTTP on test accounts in UTC whose clock is moved. The resumption invoice is
@@ -13,16 +14,9 @@ import { addCard } from '../collections/cards.ts';
 // Every invoice is computed by hand in the comment beside it.
 
 const clock = movableClock('2026-01-01T10:00:00.000Z');
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService({ clock });
-});
-afterAll(() => t.close());
+const t = useTestService({ clock });
 
 const day = (wire: string | null | undefined) => (wire ? wire.slice(0, 10) : null);
-/** Moves the account's clock to `at` (a date: 10:00 that day), running the bill run of every day it passes. */
-const advance = (as: TestAccount, at: string) =>
-  ok(as, 'POST', '/v1/test-clock/advance', { To: at.length === 10 ? `${at}T10:00:00Z` : at }, 200);
 
 /** A fresh test account on 1 January 2026, a plan at 30.00 a month with an SSO feature, a customer, subscribed. */
 async function subscribed(customer: Record<string, unknown> = {}, card = false) {
@@ -82,9 +76,9 @@ describe('a resume that waits for its invoice to be paid', () => {
   it('resumed now, paid by a recorded payment: Paused until paid, then Active from that day', async () => {
     const { as, customerId, id, path, allowed } = await subscribed();
     // Jan 1 – Feb 1 invoiced on Jan 1 (30.00); Credit none: served to its end, the pause starts on Feb 1.
-    await advance(as, '2026-01-16');
+    await advanceToDay(as, '2026-01-16');
     await ok(as, 'PUT', `${path}/pause`, {});
-    await advance(as, '2026-04-20');
+    await advanceToDay(as, '2026-04-20');
 
     const preview = await ok(as, 'PUT', `${path}/resume?preview=true`, { WaitForPayment: true }, 200);
     // The resumption: a new cycle from Apr 20, Apr 20 – May 20 at 30.00; still Paused until paid by Apr 21.
@@ -128,7 +122,7 @@ describe('a resume that waits for its invoice to be paid', () => {
       ['subscription.resumed', 'Active'],
     ]);
     // Past the pay-by day nothing is voided; May 20 – Jun 20 is the next month on the new cycle, 30.00.
-    await advance(as, '2026-05-20');
+    await advanceToDay(as, '2026-05-20');
     expect(await invoiceFigures(as, customerId)).toEqual([
       ['2026-01-01', 30, 30, false],
       ['2026-04-20', 30, 0, false],
@@ -140,9 +134,9 @@ describe('a resume that waits for its invoice to be paid', () => {
 
   it('left unpaid: the invoice is voided on its pay-by day, still Paused, nothing more billed', async () => {
     const { as, customerId, id, path, allowed } = await subscribed();
-    await advance(as, '2026-01-16');
+    await advanceToDay(as, '2026-01-16');
     await ok(as, 'PUT', `${path}/pause`, {});
-    await advance(as, '2026-04-20');
+    await advanceToDay(as, '2026-04-20');
     await ok(as, 'PUT', `${path}/resume`, { WaitForPayment: true });
     // Apr 20 – May 20, 30.00, issued and unpaid.
     expect(await invoiceFigures(as, customerId)).toEqual([
@@ -150,7 +144,7 @@ describe('a resume that waits for its invoice to be paid', () => {
       ['2026-04-20', 30, 30, false],
     ]);
     // The bill run of Apr 21 (ResumePayByDate) cancels it (a cancelled invoice keeps its Balance as issued); the subscription stays paused, with no resume date.
-    await advance(as, '2026-04-21');
+    await advanceToDay(as, '2026-04-21');
     expect(await stateOf(as, path)).toEqual({
       status: 'Paused',
       resume: null,
@@ -168,7 +162,7 @@ describe('a resume that waits for its invoice to be paid', () => {
       ['subscription.resume_expired', 'Paused'],
     ]);
     // Paused indefinitely: nothing for May or June, no upcoming invoice.
-    await advance(as, '2026-07-01');
+    await advanceToDay(as, '2026-07-01');
     expect((await invoicesOf(as, customerId)).length).toBe(2);
     expect((await as.request('GET', `${path}/upcoming-invoice`)).status).toBe(404);
     expect((await stateOf(as, path)).status).toBe('Paused');
@@ -185,9 +179,9 @@ describe('a resume that waits for its invoice to be paid', () => {
 
   it('a dated resume through the bill run, paid by card: Paused until the day’s charge, then Active', async () => {
     const { as, customerId, id, path, allowed } = await subscribed({}, true);
-    await advance(as, '2026-01-16');
+    await advanceToDay(as, '2026-01-16');
     await ok(as, 'PUT', `${path}/pause`, {});
-    await advance(as, '2026-02-10');
+    await advanceToDay(as, '2026-02-10');
     await ok(as, 'PUT', `${path}/resume`, { ResumeDate: '2026-05-01', WaitForPayment: true });
     // Scheduled: paused until then, its pay-by day the day after.
     expect(await stateOf(as, path)).toEqual({
@@ -198,7 +192,7 @@ describe('a resume that waits for its invoice to be paid', () => {
       paid: null,
     });
     // The bill run of May 1 issues May 1 – Jun 1 at 30.00 and the same day's collection charges the card: Paid.
-    await advance(as, '2026-05-01');
+    await advanceToDay(as, '2026-05-01');
     const figures = await invoiceFigures(as, customerId);
     expect(figures.map(([date, total, , cancelled]) => [date, total, cancelled])).toEqual([
       ['2026-01-01', 30, false],
@@ -214,7 +208,7 @@ describe('a resume that waits for its invoice to be paid', () => {
     });
     expect(await allowed()).toBe(true);
     // Then Jun 1 – Jul 1, 30.00, charged the same way.
-    await advance(as, '2026-06-01');
+    await advanceToDay(as, '2026-06-01');
     expect(
       (await invoiceFigures(as, customerId)).map(([date, total, balance]) => [date, total, balance]),
     ).toEqual([
@@ -230,13 +224,13 @@ describe('a resume that waits for its invoice to be paid', () => {
 
   it('a dated resume through the bill run left unpaid: voided the next day, no more invoices', async () => {
     const { as, customerId, path, allowed } = await subscribed();
-    await advance(as, '2026-01-16');
+    await advanceToDay(as, '2026-01-16');
     await ok(as, 'PUT', `${path}/pause`, { ResumeDate: '2026-05-01' });
-    await advance(as, '2026-02-10');
+    await advanceToDay(as, '2026-02-10');
     // The dated resume made to wait for its payment.
     await ok(as, 'PUT', `${path}/resume`, { ResumeDate: '2026-05-01', WaitForPayment: true });
     // The bill run of May 1 issues May 1 – Jun 1 at 30.00: unpaid, the subscription is still Paused.
-    await advance(as, '2026-05-01');
+    await advanceToDay(as, '2026-05-01');
     expect(await stateOf(as, path)).toMatchObject({ status: 'Paused', resume: '2026-05-01', paid: null });
     expect(await allowed()).toBe(false);
     expect(await invoiceFigures(as, customerId)).toEqual([
@@ -244,7 +238,7 @@ describe('a resume that waits for its invoice to be paid', () => {
       ['2026-05-01', 30, 30, false],
     ]);
     // May 2: voided; June's renewal is never billed.
-    await advance(as, '2026-06-15');
+    await advanceToDay(as, '2026-06-15');
     expect(await invoiceFigures(as, customerId)).toEqual([
       ['2026-01-01', 30, 30, false],
       ['2026-05-01', 30, 30, true],

@@ -1,30 +1,20 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { addCard } from '../collections/cards.ts';
 import { createCustomer, createPlan, ok, subscribe } from '../helpers/billing.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
+import { advanceClock } from '../helpers/clock.ts';
+import { plusDays } from '../helpers/clock.ts';
 
 // A plan change made now charges what its preview said (docs/pricing.md, "Changes and their credits"): over random
 // packages, prices, tax (none, added, included), days into the period and a new term of the same or another
 // length, the card payment collected for the change equals the preview's net amount due now to the cent, and the
 // customer's Balance afterwards is what the preview implied (a credit left when the credit exceeded the charge).
 
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService();
-});
-afterAll(async () => {
-  await t?.close();
-});
+const t = useTestService();
 
-const DAY = 86_400_000;
-const plusDays = (date: string, days: number) =>
-  new Date(Date.parse(`${date}T00:00:00.000Z`) + days * DAY).toISOString().slice(0, 10);
 const minor = (amount: number) => Math.round(amount * 100);
-
-const advance = (account: TestAccount, To: string) =>
-  ok(account, 'POST', '/v1/test-clock/advance', { To }, 200);
 
 interface Change {
   /** The prices of the package subscribed to and the one changed to, in cents. */
@@ -54,7 +44,7 @@ async function accountOnTheFirst(tax: Change['tax']): Promise<{ account: TestAcc
   const next = new Date(`${clock}T00:00:00.000Z`);
   next.setUTCMonth(next.getUTCMonth() + 1, 1);
   const today = next.toISOString().slice(0, 10);
-  await advance(account, `${today}T00:00:00.000Z`);
+  await advanceClock(account, `${today}T00:00:00.000Z`);
   return { account, today };
 }
 
@@ -73,9 +63,9 @@ async function checkChange(change: Change): Promise<void> {
   await addCard(account, customerId, '4242424242424242');
   const sub = await subscribe(account, customerId, from);
   // The first period is charged to the card; nothing is owed before the change.
-  await advance(account, `${today}T06:00:00.000Z`);
+  await advanceClock(account, `${today}T06:00:00.000Z`);
   const changeDay = plusDays(today, change.daysIn);
-  await advance(account, `${changeDay}T10:00:00.000Z`);
+  await advanceClock(account, `${changeDay}T10:00:00.000Z`);
   const paidBefore = await ok(account, 'GET', `/v1/customers/${customerId}/payments`);
   expect((await ok(account, 'GET', `/v1/customers/${customerId}`)).Balance).toBe(0);
 
@@ -91,7 +81,7 @@ async function checkChange(change: Change): Promise<void> {
   expect(previewBalance).toBe(Math.max(netMinor, 0));
 
   await ok(account, 'PUT', path, body, 204);
-  await advance(account, `${changeDay}T12:00:00.000Z`);
+  await advanceClock(account, `${changeDay}T12:00:00.000Z`);
   const payments = (await ok(account, 'GET', `/v1/customers/${customerId}/payments`)) as any[];
   const before = new Set(paidBefore.map((p: any) => p.paymentID));
   const charged = payments.filter((p) => !before.has(p.paymentID) && p.Status !== 'Failed');

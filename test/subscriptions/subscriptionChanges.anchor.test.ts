@@ -1,23 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import { describe, expect, it } from 'vitest';
+import type { TestAccount } from '../helpers/service.ts';
 import { createCustomer, createPlan, invoicesOf, movableClock, ok, subscribe } from '../helpers/billing.ts';
 import type { PlanOptions } from '../helpers/billing.ts';
+import { useTestService } from '../helpers/testService.ts';
+import { advanceToDay } from '../helpers/clock.ts';
 
 // A change made now keeps the billing anchor unless `resetBillingAnchor: true` (docs/spec-decisions.md,
 // "Subscription lifecycle and billing"). Every figure below is computed by hand in the comment beside it: the
 // unused part of the billed term is credited and the new price charged over the same days, each rounded once.
 
 const clock = movableClock('2026-03-01T10:00:00.000Z');
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService({ clock });
-});
-afterAll(() => t.close());
+const t = useTestService({ clock });
 
 const day = (wire: string | null) => (wire === null ? null : wire.slice(0, 10));
-const advance = (as: TestAccount, to: string) =>
-  ok(as, 'POST', '/v1/test-clock/advance', { To: `${to}T10:00:00Z` }, 200);
 
 /** A fresh test account whose clock reads `on`, a customer, and a subscription from that day to `options`. */
 async function subscribedOn(
@@ -63,7 +58,7 @@ describe('a change made now keeps the billing anchor (the default)', () => {
   it('upgrade 10.00 → 20.00 a month half-way: credit 5.00, charge 10.00, the renewal date unchanged', async () => {
     const { as, customerId, path } = await subscribedOn('2026-04-01', { chargePrice: 10 });
     const gold = await createPlan(as, { chargePrice: 20 });
-    await advance(as, '2026-04-16');
+    await advanceToDay(as, '2026-04-16');
     await ok(as, 'PUT', `${path}/changePackage`, changeTo(gold));
 
     // Apr 1 – May 1 is 30 days, Apr 16 – May 1 is 15 of them: credit 10.00 × 15 / 30 = 5.00,
@@ -91,14 +86,14 @@ describe('a change made now keeps the billing anchor (the default)', () => {
     ]);
 
     // The renewal comes on May 1 as before, at the new price.
-    await advance(as, '2026-05-01');
+    await advanceToDay(as, '2026-05-01');
     expect((await periodsOf(as, path)).at(-1)).toEqual(['2026-05-01', '2026-06-01', 'term', 20]);
   });
 
   it('downgrade 31.00 → 12.40 with 15% tax: the credit is larger than the charge', async () => {
     const { as, customerId, path } = await subscribedOn('2026-03-01', { chargePrice: 31, tax: 0.15 });
     const basic = await createPlan(as, { chargePrice: 12.4 });
-    await advance(as, '2026-03-21');
+    await advanceToDay(as, '2026-03-21');
     await ok(as, 'PUT', `${path}/changePackage`, changeTo(basic));
 
     // Mar 21 – Apr 1 is 11 of March's 31 days. Credit 31.00 × 11 / 31 = 11.00 + tax 1.65 = 12.65.
@@ -115,19 +110,19 @@ describe('a change made now keeps the billing anchor (the default)', () => {
       ['2026-03-21', 5.06, 0],
     ]);
     expect((await ok(as, 'GET', `/v1/customers/${customerId}`)).Balance).toBe(28.06);
-    await advance(as, '2026-04-01');
+    await advanceToDay(as, '2026-04-01');
     expect((await periodsOf(as, path)).at(-1)).toEqual(['2026-04-01', '2026-05-01', 'term', 12.4]);
   });
 
   it('a month-end anchor stays: a stub to Feb 28 over the 28 days of Jan 31 – Feb 28, then the 31st again', async () => {
     const { as, path } = await subscribedOn('2026-01-31', { chargePrice: 28 });
     const gold = await createPlan(as, { chargePrice: 56 });
-    await advance(as, '2026-02-10');
+    await advanceToDay(as, '2026-02-10');
     await ok(as, 'PUT', `${path}/changePackage`, changeTo(gold));
 
     // Feb 10 – Feb 28 is 18 of 28 days: credit 28.00 × 18 / 28 = 18.00, charge 56.00 × 18 / 28 = 36.00.
     expect(await creditsOf(as, path)).toEqual([['2026-02-10', '2026-02-28', 18]]);
-    await advance(as, '2026-03-31');
+    await advanceToDay(as, '2026-03-31');
     expect(await periodsOf(as, path)).toEqual([
       ['2026-01-31', '2026-02-10', 'term', 28],
       ['2026-02-10', '2026-02-28', 'stub', 36],
@@ -140,7 +135,7 @@ describe('a change made now keeps the billing anchor (the default)', () => {
     const { as, customerId, path } = await subscribedOn('2026-03-01', { chargePrice: 31 });
     const gold = await createPlan(as, { chargePrice: 62 });
     // The bill run has already invoiced Apr 1 – May 1 at 31.00 when the change comes the same day.
-    await advance(as, '2026-04-01');
+    await advanceToDay(as, '2026-04-01');
     await ok(as, 'PUT', `${path}/changePackage`, changeTo(gold));
 
     // That period has not begun before the change day: credited in full (31.00), cut to nothing, and the whole
@@ -165,7 +160,7 @@ describe('a change made now keeps the billing anchor (the default)', () => {
       trialFee: 5,
     });
     const gold = await createPlan(as, { chargePrice: 62 });
-    await advance(as, '2026-03-05');
+    await advanceToDay(as, '2026-03-05');
     await ok(as, 'PUT', `${path}/changePackage`, changeTo(gold));
 
     // Nothing billed past the trial's end (Mar 15): no credit, no invoice; the trial fee is not re-priced.
@@ -178,7 +173,7 @@ describe('a change made now keeps the billing anchor (the default)', () => {
       '2026-03-15',
       62,
     ]);
-    await advance(as, '2026-03-15');
+    await advanceToDay(as, '2026-03-15');
     expect(await periodsOf(as, path)).toEqual([
       ['2026-03-01', '2026-03-15', 'trial', 5],
       ['2026-03-15', '2026-04-15', 'term', 62],
@@ -194,7 +189,7 @@ describe('a change made now keeps the billing anchor (the default)', () => {
     });
     const gold = await createPlan(as, { chargePrice: 62 });
     // Mar 10 = Mar 15 − 5 days: the first term is invoiced at 31.00.
-    await advance(as, '2026-03-12');
+    await advanceToDay(as, '2026-03-12');
     await ok(as, 'PUT', `${path}/changePackage`, changeTo(gold));
     // Mar 15 – Apr 15 had not begun: credit 31.00 in full; the same term at 62.00.
     expect(await creditsOf(as, path)).toEqual([['2026-03-15', '2026-04-15', 31]]);
@@ -209,16 +204,16 @@ describe('a change made now keeps the billing anchor (the default)', () => {
     const { as, customerId, path } = await subscribedOn('2026-03-01', { chargePrice: 31 });
     const gold = await createPlan(as, { chargePrice: 62 });
     await ok(as, 'PUT', `/v1/customers/${customerId}/suspend`);
-    await advance(as, '2026-03-21');
+    await advanceToDay(as, '2026-03-21');
     await ok(as, 'PUT', `${path}/changePackage`, changeTo(gold));
     // The credit is made now (31.00 × 11 / 31 = 11.00); the charge waits for the customer.
     expect(await creditsOf(as, path)).toEqual([['2026-03-21', '2026-04-01', 11]]);
     expect(await periodsOf(as, path)).toEqual([['2026-03-01', '2026-03-21', 'term', 31]]);
     expect(day((await ok(as, 'GET', path)).nextRenewDate)).toBe('2026-03-21');
 
-    await advance(as, '2026-03-25');
+    await advanceToDay(as, '2026-03-25');
     await ok(as, 'PUT', `/v1/customers/${customerId}/unsuspend`);
-    await advance(as, '2026-03-26');
+    await advanceToDay(as, '2026-03-26');
     // 62.00 × 11 / 31 = 22.00 for Mar 21 – Apr 1; the cycle stays on the 1st.
     expect(await periodsOf(as, path)).toEqual([
       ['2026-03-01', '2026-03-21', 'term', 31],
@@ -251,12 +246,12 @@ describe('a change made now keeps the billing anchor (the default)', () => {
     });
     const usage = (NumUnits: number) => [{ componentID: component.componentID, NumUnits }];
     await ok(as, 'PUT', `${path}/components/modify`, usage(0));
-    await advance(as, '2026-03-10');
+    await advanceToDay(as, '2026-03-10');
     await ok(as, 'PUT', `${path}/components/recordusage`, usage(4));
     const gold = await createPlan(as, { chargePrice: 62 });
-    await advance(as, '2026-03-21');
+    await advanceToDay(as, '2026-03-21');
     await ok(as, 'PUT', `${path}/changePackage`, changeTo(gold));
-    await advance(as, '2026-03-25');
+    await advanceToDay(as, '2026-03-25');
     // Usage periods follow billed periods: usage recorded now belongs to the stub Mar 21 – Apr 1.
     await ok(as, 'PUT', `${path}/components/recordusage`, usage(3));
     // Both usage periods hold Mar 25; the units shown are the newer period's, where usage now goes.
@@ -264,7 +259,7 @@ describe('a change made now keeps the billing anchor (the default)', () => {
 
     // Apr 1: the month at 62.00, and in arrears 4 sms of Mar 1 – Apr 1 and 3 of Mar 21 – Apr 1 at 1.00:
     // 62.00 + 4.00 + 3.00 = 69.00.
-    await advance(as, '2026-04-01');
+    await advanceToDay(as, '2026-04-01');
     const renewal = (await invoicesOf(as, customerId)).at(-1);
     expect(day(renewal.InvoiceDate)).toBe('2026-04-01');
     expect(renewal.Charges.map((c: any) => c.AmountEx)).toEqual([62, 4, 3]);
@@ -276,7 +271,7 @@ describe('a change made now keeps the billing anchor (the default)', () => {
       chargePrice: 31,
       extraTerms: [{ ChargePrice: 300, ChargeTerm: 12, ChargeTermType: 'months' }],
     });
-    await advance(as, '2026-03-21');
+    await advanceToDay(as, '2026-03-21');
     await ok(as, 'PUT', `${path}/changeterm`, { packageRateTermID: plan.rateTermIds[1] });
 
     // Credit 31.00 × 11 / 31 = 11.00; a whole year at 300.00 from today.
@@ -296,12 +291,12 @@ describe('resetBillingAnchor: true starts a new term on the change day', () => {
   it('upgrade 10.00 → 20.00 half-way: credit 5.00, a whole month at 20.00 from today, renewals from today', async () => {
     const { as, path } = await subscribedOn('2026-04-01', { chargePrice: 10 });
     const gold = await createPlan(as, { chargePrice: 20 });
-    await advance(as, '2026-04-16');
+    await advanceToDay(as, '2026-04-16');
     await ok(as, 'PUT', `${path}/changePackage`, changeTo(gold, { resetBillingAnchor: true }));
 
     // credit 10.00 × 15 / 30 = 5.00; the new term Apr 16 – May 16 at 20.00.
     expect(await creditsOf(as, path)).toEqual([['2026-04-16', '2026-05-01', 5]]);
-    await advance(as, '2026-05-16');
+    await advanceToDay(as, '2026-05-16');
     expect(await periodsOf(as, path)).toEqual([
       ['2026-04-01', '2026-04-16', 'term', 10],
       ['2026-04-16', '2026-05-16', 'term', 20],
@@ -312,11 +307,11 @@ describe('resetBillingAnchor: true starts a new term on the change day', () => {
   it('downgrade from a month-end anchor: the cycle moves to the change day', async () => {
     const { as, path } = await subscribedOn('2026-01-31', { chargePrice: 28 });
     const basic = await createPlan(as, { chargePrice: 14 });
-    await advance(as, '2026-02-10');
+    await advanceToDay(as, '2026-02-10');
     await ok(as, 'PUT', `${path}/changePackage`, changeTo(basic, { resetBillingAnchor: true }));
     // credit 28.00 × 18 / 28 = 18.00; then 14.00 a month from Feb 10.
     expect(await creditsOf(as, path)).toEqual([['2026-02-10', '2026-02-28', 18]]);
-    await advance(as, '2026-03-10');
+    await advanceToDay(as, '2026-03-10');
     expect(await periodsOf(as, path)).toEqual([
       ['2026-01-31', '2026-02-10', 'term', 28],
       ['2026-02-10', '2026-03-10', 'term', 14],
@@ -327,7 +322,7 @@ describe('resetBillingAnchor: true starts a new term on the change day', () => {
   it('during a trial: the trial ends today, its unused fee credited, and a term starts', async () => {
     const { as, path } = await subscribedOn('2026-03-01', { chargePrice: 31, trialPeriod: 14, trialFee: 5 });
     const gold = await createPlan(as, { chargePrice: 62 });
-    await advance(as, '2026-03-05');
+    await advanceToDay(as, '2026-03-05');
     await ok(as, 'PUT', `${path}/changePackage`, changeTo(gold, { resetBillingAnchor: true }));
     // Mar 5 – Mar 15 is 10 of the trial's 14 days: 5.00 × 10 / 14 = 3.571… → 3.57.
     expect(await creditsOf(as, path)).toEqual([['2026-03-05', '2026-03-15', 3.57]]);
@@ -425,9 +420,9 @@ describe('a change made now with the bill run behind', () => {
     const gold = await createPlan(as, { chargePrice: 62 });
     const silver = await createPlan(as, { chargePrice: 45 });
     await ok(as, 'PUT', `/v1/customers/${customerId}/suspend`);
-    await advance(as, '2026-03-21');
+    await advanceToDay(as, '2026-03-21');
     await ok(as, 'PUT', `${path}/changePackage`, changeTo(gold));
-    await advance(as, '2026-03-23');
+    await advanceToDay(as, '2026-03-23');
     const res = await as.request('PUT', `${path}/changePackage`, {
       body: changeTo(silver),
     });
@@ -435,7 +430,7 @@ describe('a change made now with the bill run behind', () => {
     expect(res.body.code).toBe('subscription_billing_behind');
     // On unsuspend the stub Mar 21 – Apr 1 is billed as the first change made it: 62.00 × 11 / 31 = 22.00.
     await ok(as, 'PUT', `/v1/customers/${customerId}/unsuspend`);
-    await advance(as, '2026-03-24');
+    await advanceToDay(as, '2026-03-24');
     expect(await periodsOf(as, path)).toEqual([
       ['2026-03-01', '2026-03-21', 'term', 31],
       ['2026-03-21', '2026-04-01', 'stub', 22],
@@ -449,7 +444,7 @@ describe('refusals', () => {
       chargePrice: 31,
       extraTerms: [{ ChargePrice: 300, ChargeTerm: 12, ChargeTermType: 'months' }],
     });
-    await advance(as, '2026-03-21');
+    await advanceToDay(as, '2026-03-21');
     const before = [
       await ok(as, 'GET', path),
       await periodsOf(as, path),

@@ -1,19 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import { describe, expect, it } from 'vitest';
+import type { TestAccount } from '../helpers/service.ts';
 import { createCustomer, createPlan, movableClock, ok, subscribe } from '../helpers/billing.ts';
 import type { PlanOptions } from '../helpers/billing.ts';
+import { useTestService } from '../helpers/testService.ts';
 
 // `?preview=true` answers exactly what the change then does: for each case the preview is taken, then the same
 // request is made for real, and its credits and invoices, read back, must equal the preview's field for field
 // (ids aside: PostgreSQL does not give back sequence values a rolled-back transaction took).
 
 const clock = movableClock('2026-03-01T10:00:00.000Z');
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService({ clock });
-});
-afterAll(() => t.close());
+const t = useTestService({ clock });
 
 interface Case {
   name: string;

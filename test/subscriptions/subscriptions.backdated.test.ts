@@ -1,19 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createCustomer, createPlan, ok } from '../helpers/billing.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 
 // A subscription starting more than one period ago is billed for every period up to today at once: its preview and
 // its 201 warn of the catch-up, and subscription.backdated tells integrations (docs/spec-decisions.md,
 // "Backdated subscriptions").
 
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService();
-});
-afterAll(async () => {
-  await t?.close();
-});
+const t = useTestService();
 
 const monthsBefore = (date: string, months: number) => {
   const d = new Date(`${date}T00:00:00.000Z`);

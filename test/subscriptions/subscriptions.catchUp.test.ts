@@ -1,18 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createCustomer, createPlan, invoicesOf, ok, subscribe } from '../helpers/billing.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 
 // A subscription created with a start in the past bills the periods it missed on one invoice, a line per period
 // with its service period, and sends one e-mail (docs/spec-decisions.md, "Subscription lifecycle and billing").
 
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService();
-});
-afterAll(async () => {
-  await t?.close();
-});
+const t = useTestService();
 
 /** The same day `months` earlier (the tests start on the 1st of a month, which every month has). */
 const monthsBefore = (date: string, months: number) => {

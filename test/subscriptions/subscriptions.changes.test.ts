@@ -1,17 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import { describe, expect, it } from 'vitest';
+import type { TestAccount } from '../helpers/service.ts';
 import { createCustomer, createPlan, invoicesOf, movableClock, ok, subscribe } from '../helpers/billing.ts';
+import { useTestService } from '../helpers/testService.ts';
+import { advanceClock } from '../helpers/clock.ts';
 
 // Every test account's clock starts on Mar 1 2026: March has 31 days, so a 31.00 monthly price is 1.00 a day.
 const clock = movableClock('2026-03-01T10:00:00.000Z');
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService({ clock });
-});
-afterAll(() => t.close());
-
-const advance = (as: TestAccount, To: string) => ok(as, 'POST', '/v1/test-clock/advance', { To }, 200);
+const t = useTestService({ clock });
 
 /** A test account with a customer subscribed on Mar 1 to 31.00 a month (invoiced at once for Mar 1 – Apr 1). */
 async function subscribed(options: { tax?: number; subscription?: Record<string, unknown> } = {}) {
@@ -38,7 +33,7 @@ const periodsOf = async (as: TestAccount, path: string) =>
 describe('cancelling', () => {
   it('prorata: credits the unused days with their tax, stops billing, and cuts the billed period', async () => {
     const { as, customerId, path } = await subscribed({ tax: 0.15 });
-    await advance(as, '2026-03-21T10:00:00Z');
+    await advanceClock(as, '2026-03-21T10:00:00Z');
     await ok(as, 'PUT', `${path}/cancel/prorata`);
 
     // Mar 21 – Apr 1 unused: 31.00 × 11 / 31 = 11.00, plus 15% tax 1.65 = 12.65.
@@ -78,20 +73,20 @@ describe('cancelling', () => {
     const sub = await ok(as, 'GET', path);
     expect(sub).toMatchObject({ comp_Status: 'Cancelled', isCancelled: true, comp_nextInvDate: null });
 
-    await advance(as, '2026-06-01T00:00:00Z');
+    await advanceClock(as, '2026-06-01T00:00:00Z');
     expect(await invoicesOf(as, customerId)).toHaveLength(1);
   });
 
   it('fullcredit: credits the whole current term', async () => {
     const { as, path } = await subscribed();
-    await advance(as, '2026-03-10T10:00:00Z');
+    await advanceClock(as, '2026-03-10T10:00:00Z');
     await ok(as, 'PUT', `${path}/cancel/fullcredit`);
     expect((await ok(as, 'GET', `${path}/credits`)).map((c: any) => c.Amount)).toEqual([31]);
   });
 
   it('norefund: no credit; a reactivation before the paid term ends resumes billing at its end', async () => {
     const { as, customerId, path } = await subscribed();
-    await advance(as, '2026-03-10T10:00:00Z');
+    await advanceClock(as, '2026-03-10T10:00:00Z');
     await ok(as, 'PUT', `${path}/cancel/norefund`);
     expect(await ok(as, 'GET', `${path}/credits`)).toEqual([]);
     expect((await ok(as, 'GET', path)).comp_Status).toBe('Cancelled');
@@ -99,7 +94,7 @@ describe('cancelling', () => {
     await ok(as, 'PUT', `${path}/reactivate`);
     const sub = await ok(as, 'GET', path);
     expect(sub).toMatchObject({ comp_Status: 'Active', comp_nextInvDate: '2026-04-01T00:00:00.000Z' });
-    await advance(as, '2026-04-01T10:00:00Z');
+    await advanceClock(as, '2026-04-01T10:00:00Z');
     expect(await periodsOf(as, path)).toEqual([
       ['2026-03-01', '2026-04-01', 31],
       ['2026-04-01', '2026-05-01', 31],
@@ -109,9 +104,9 @@ describe('cancelling', () => {
 
   it('after a prorata cancellation, reactivating starts a new cycle today', async () => {
     const { as, path } = await subscribed();
-    await advance(as, '2026-03-11T10:00:00Z');
+    await advanceClock(as, '2026-03-11T10:00:00Z');
     await ok(as, 'PUT', `${path}/cancel/prorata`);
-    await advance(as, '2026-03-15T10:00:00Z');
+    await advanceClock(as, '2026-03-15T10:00:00Z');
     await ok(as, 'PUT', `${path}/reactivate`);
     // Cancelled time (Mar 11 – Mar 15) is not billed; the new cycle is anchored on Mar 15.
     expect(await periodsOf(as, path)).toEqual([
@@ -129,7 +124,7 @@ describe('cancelling', () => {
       isFutureChange: true,
       CancelDate: '2026-04-01T00:00:00.000Z',
     });
-    await advance(as, '2026-05-01T00:00:00Z');
+    await advanceClock(as, '2026-05-01T00:00:00Z');
     expect(await ok(as, 'GET', path)).toMatchObject({ comp_Status: 'Cancelled', isCancelled: true });
     expect(await invoicesOf(as, customerId)).toHaveLength(1);
   });
@@ -139,7 +134,7 @@ describe('cancelling', () => {
     await ok(as, 'PUT', `${path}/cancel/renewal`);
     await ok(as, 'DELETE', `${path}/futurechanges`);
     expect(await ok(as, 'GET', path)).toMatchObject({ isFutureChange: false, CancelDate: null });
-    await advance(as, '2026-04-01T10:00:00Z');
+    await advanceClock(as, '2026-04-01T10:00:00Z');
     expect(await invoicesOf(as, customerId)).toHaveLength(2);
   });
 
@@ -147,7 +142,7 @@ describe('cancelling', () => {
     const { as, customerId, path } = await subscribed({ subscription: { numDaysBeforeToInv: 20 } });
     await ok(as, 'PUT', `${path}/cancel/renewal`);
     // Apr 1 – May 1 would have been invoiced on Mar 12; the bill run found nothing to bill past the cancellation.
-    await advance(as, '2026-03-20T10:00:00Z');
+    await advanceClock(as, '2026-03-20T10:00:00Z');
     expect(await invoicesOf(as, customerId)).toHaveLength(1);
     await ok(as, 'DELETE', `${path}/futurechanges`);
     expect(await periodsOf(as, path)).toEqual([
@@ -180,7 +175,7 @@ describe('changing the package or term', () => {
   it('now with resetBillingAnchor: credits the unused part, invoices a new term from today, anchored there', async () => {
     const { as, customerId, path } = await subscribed();
     const gold = await createPlan(as, { chargePrice: 62 });
-    await advance(as, '2026-03-21T10:00:00Z');
+    await advanceClock(as, '2026-03-21T10:00:00Z');
     await ok(as, 'PUT', `${path}/changePackage`, {
       packageID: gold.packageId,
       packageRateTermID: gold.rateTermId,
@@ -210,7 +205,7 @@ describe('changing the package or term', () => {
       isFutureChange: true,
     });
     expect(await ok(as, 'GET', path)).toMatchObject({ isFutureChange: true, ChargePrice: 31 });
-    await advance(as, '2026-04-01T10:00:00Z');
+    await advanceClock(as, '2026-04-01T10:00:00Z');
     const invoices = await invoicesOf(as, customerId);
     expect(invoices.map((i) => i.Total)).toEqual([31, 62]);
     expect(await ok(as, 'GET', path)).toMatchObject({ isFutureChange: false, packageID: gold.packageId });
@@ -222,7 +217,7 @@ describe('changing the package or term', () => {
       packageRateTermID: plan.rateTermIds[1],
       isFutureChange: true,
     });
-    await advance(as, '2026-04-01T10:00:00Z');
+    await advanceClock(as, '2026-04-01T10:00:00Z');
     expect(await periodsOf(as, path)).toEqual([
       ['2026-03-01', '2026-04-01', 31],
       ['2026-04-01', '2027-04-01', 300],
@@ -233,7 +228,7 @@ describe('changing the package or term', () => {
   it('previews a change with the code that makes it, and changes nothing', async () => {
     const { as, customerId, path } = await subscribed();
     const gold = await createPlan(as, { chargePrice: 62 });
-    await advance(as, '2026-03-21T10:00:00Z');
+    await advanceClock(as, '2026-03-21T10:00:00Z');
     const body = { packageID: gold.packageId, packageRateTermID: gold.rateTermId, resetBillingAnchor: true };
     const previewed = await ok(as, 'PUT', `${path}/changePackage?preview=true`, body, 200);
     expect(previewed.Credits.map((c: any) => c.Amount)).toEqual([11]);

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService } from '../helpers/service.ts';
-import type { ApiResponse, TestAccount, TestService } from '../helpers/service.ts';
+import { describe, expect, it } from 'vitest';
+import type { ApiResponse, TestAccount } from '../helpers/service.ts';
 import { createCustomer, createPlan, invoicesOf, movableClock, ok, subscribe } from '../helpers/billing.ts';
+import { useTestService } from '../helpers/testService.ts';
 import {
   PACKAGES,
   TERMS,
@@ -33,12 +33,8 @@ import type {
 // FC_SEED=<seed> replays a failure.
 
 const clock = movableClock('2027-11-01T10:00:00.000Z');
-let t: TestService;
 
-beforeAll(async () => {
-  t = await startTestService({ clock });
-});
-afterAll(() => t.close());
+const t = useTestService({ clock });
 
 const setupArb: fc.Arbitrary<Setup> = fc.record({
   clockOffset: fc.oneof(fc.constantFrom(29, 60, 91, 120), fc.integer({ min: 0, max: 365 })),

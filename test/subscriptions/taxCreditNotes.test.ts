@@ -1,21 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import { describe, expect, it } from 'vitest';
 import { createCustomer, createPlan, invoicesOf, movableClock, ok, subscribe } from '../helpers/billing.ts';
 import { fetchApiBytes } from '../helpers/invoices.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { renderPdf } from '../invoicing/pdf.fixtures.ts';
+import { advanceClock } from '../helpers/clock.ts';
 
 // A subscription's credit for unused time reduces the invoice that billed that time (docs/tax.md, "Tax credit
 // notes"): its tax credit note names that invoice and takes its share of the VAT, wherever the credit's money goes.
 // Each test account's clock starts on Mar 1 2026; 31.00 a month + 15 % VAT = 35.65 (VAT 4.65).
 const clock = movableClock('2026-03-01T10:00:00.000Z');
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService({ clock });
-});
-afterAll(() => t.close());
-
-const advance = (as: TestAccount, To: string) => ok(as, 'POST', '/v1/test-clock/advance', { To }, 200);
+const t = useTestService({ clock });
 
 async function subscribed() {
   const as = await t.newAccount('Taxed shop', { isTest: true });
@@ -31,7 +25,7 @@ describe("a subscription's credit", () => {
     const { as, customerId, path } = await subscribed();
     const [march] = await invoicesOf(as, customerId);
     const gold = await createPlan(as, { chargePrice: 62 });
-    await advance(as, '2026-03-21T10:00:00Z');
+    await advanceClock(as, '2026-03-21T10:00:00Z');
     await ok(as, 'PUT', `${path}/changePackage`, {
       packageID: gold.packageId,
       packageRateTermID: gold.rateTermId,
@@ -79,7 +73,7 @@ describe("a subscription's credit", () => {
 
   it('of a cancellation names the invoice it cuts, and takes its VAT off it', async () => {
     const { as, customerId, path } = await subscribed();
-    await advance(as, '2026-03-21T10:00:00Z');
+    await advanceClock(as, '2026-03-21T10:00:00Z');
     await ok(as, 'PUT', `${path}/cancel/prorata`);
     const [march] = await invoicesOf(as, customerId);
     // The same 12.65, applied to the unpaid March invoice it cuts: 23.00 owed, whose VAT is 3.00.

@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import { describe, expect, it } from 'vitest';
+import type { TestAccount } from '../helpers/service.ts';
 import {
   createComponent,
   createCustomer,
@@ -10,20 +9,16 @@ import {
   ok,
   subscribe,
 } from '../helpers/billing.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { billedContent, upcomingOf } from './trial.helpers.ts';
+import { advanceClock } from '../helpers/clock.ts';
 
 // Tax-inclusive prices end to end (docs/pricing.md, "Tax-inclusive prices"): the account's default, a package
 // rate and a component version currency that override it, billed by the bill run, previewed by the upcoming
 // invoice, and credited on cancellation. Each test account's clock starts on Mar 1 2026; 15% VAT.
 
 const clock = movableClock('2026-03-01T10:00:00.000Z');
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService({ clock });
-});
-afterAll(() => t.close());
-
-const advance = (as: TestAccount, To: string) => ok(as, 'POST', '/v1/test-clock/advance', { To }, 200);
+const t = useTestService({ clock });
 
 async function shop(accountInclusive: boolean) {
   const as = await t.newAccount('Shop', { isTest: true });
@@ -76,10 +71,10 @@ describe('an account whose prices include tax', () => {
     expect(first).toMatchObject({ Total: 42.5, Taxes: [{ Name: 'VAT', Perc: 0.15 }] });
 
     // 7 sms in March at 1.00 with the tax in it; the preview of Apr 1 before the bill run makes it.
-    await advance(as, '2026-03-20T10:00:00Z');
+    await advanceClock(as, '2026-03-20T10:00:00Z');
     await ok(as, 'PUT', `${path}/components/recordusage`, [{ componentID: sms.componentID, NumUnits: 7 }]);
     const upcoming = await upcomingOf(as, sub.subscriptionID);
-    await advance(as, '2026-04-01T10:00:00Z');
+    await advanceClock(as, '2026-04-01T10:00:00Z');
     const renewal = (await invoicesOf(as, customerId)).at(-1);
     // 31.00 → 26.96 + 4.04; 7.00 / 1.15 = 6.0869… → 6.09 + 0.91. Total 38.00 = 31.00 + 7.00.
     expect(linesOf(renewal)).toEqual([
@@ -92,7 +87,7 @@ describe('an account whose prices include tax', () => {
 
     // Cancelled on Apr 21 pro rata: Apr 21 – May 1 unused, 31.00 × 10 / 30 = 10.333… → 10.33 given back, tax
     // included (net 10.33 / 1.15 = 8.98, tax 1.35): the customer paid 31.00 − 10.33 = 20.67 for 20 of 30 days.
-    await advance(as, '2026-04-21T10:00:00Z');
+    await advanceClock(as, '2026-04-21T10:00:00Z');
     await ok(as, 'PUT', `${path}/cancel/prorata`);
     expect((await ok(as, 'GET', `${path}/credits`)).map((c: any) => c.Amount)).toEqual([10.33]);
   });
@@ -132,7 +127,7 @@ describe('an account whose prices include tax', () => {
       },
       { componentUsage: [{ componentID: sms.componentID, NumUnits: 4 }] },
     );
-    await advance(as, '2026-04-01T10:00:00Z');
+    await advanceClock(as, '2026-04-01T10:00:00Z');
     const renewal = (await invoicesOf(as, customerId)).at(-1);
     // As before tax-inclusive prices: 31.00 + 4.65 = 35.65; 4 × 1.00 + 0.60 = 4.60.
     expect(
@@ -152,7 +147,7 @@ describe('a change made now on tax-inclusive prices', () => {
     const cheaper = await createPlan(as, { chargePrice: 12.4 });
     const sub = await subscribe(as, customerId, plan);
     const path = `/v1/subscriptions/${sub.subscriptionID}`;
-    await advance(as, '2026-03-21T10:00:00Z');
+    await advanceClock(as, '2026-03-21T10:00:00Z');
     const request = { packageID: cheaper.packageId, packageRateTermID: cheaper.rateTermId };
     const previewed = await ok(as, 'PUT', `${path}/changePackage?preview=true`, request, 200);
     await ok(as, 'PUT', `${path}/changePackage`, request);
@@ -215,7 +210,7 @@ describe('an account whose prices exclude tax (the default)', () => {
       },
     );
     const upcoming = await upcomingOf(as, sub.subscriptionID);
-    await advance(as, '2026-04-01T10:00:00Z');
+    await advanceClock(as, '2026-04-01T10:00:00Z');
     const renewal = (await invoicesOf(as, customerId)).at(-1);
     // 9.99 / 1.15 = 8.6869… → 8.69 + 1.30 = 9.99; 3.00 / 1.15 = 2.6086… → 2.61 + 0.39 = 3.00;
     // exclusive 3.00 + 0.45 = 3.45. Total 9.99 + 3.00 + 3.45 = 16.44; VAT 1.30 + 0.39 + 0.45 = 2.14.

@@ -1,8 +1,7 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
+import { describe, expect, it } from 'vitest';
 import { createCustomer, createPlan, movableClock, ok, subscribe } from '../helpers/billing.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { addDays, advanceTo, billedContent, day, newInvoices, upcomingOf } from './trial.helpers.ts';
 
 // The upcoming invoice is the next invoice the bill run makes, and comp_nextInvDate is its date: a property test
@@ -15,12 +14,8 @@ import { addDays, advanceTo, billedContent, day, newInvoices, upcomingOf } from 
 // A case with none coming must never be invoiced. FC_RUNS=<n> runs more cases; FC_SEED=<seed> replays one.
 
 const clock = movableClock('2026-11-23T10:00:00.000Z');
-let t: TestService;
 
-beforeAll(async () => {
-  t = await startTestService({ clock });
-});
-afterAll(() => t.close());
+const t = useTestService({ clock });
 
 interface Case {
   /** The day the account's clock starts, as days after 2026-11-23 (the constants are month ends and Feb 28). */

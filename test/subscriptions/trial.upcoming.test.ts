@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import { describe, expect, it } from 'vitest';
+import type { TestAccount } from '../helpers/service.ts';
 import type { PlanOptions } from '../helpers/billing.ts';
 import { createCustomer, createPlan, movableClock, ok, subscribe } from '../helpers/billing.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { advanceTo, billedContent, day, newInvoices, upcomingOf } from './trial.helpers.ts';
 
 // comp_nextInvDate and the upcoming invoice of subscriptions whose first period bills nothing (a free trial) or
@@ -11,12 +11,8 @@ import { advanceTo, billedContent, day, newInvoices, upcomingOf } from './trial.
 // 2026-11-23 and moves through the API; 15% VAT.
 
 const clock = movableClock('2026-11-23T10:00:00.000Z');
-let t: TestService;
 
-beforeAll(async () => {
-  t = await startTestService({ clock });
-});
-afterAll(() => t.close());
+const t = useTestService({ clock });
 
 async function shopWith(plan: PlanOptions) {
   const as = await t.newAccount('Trial shop', { isTest: true });

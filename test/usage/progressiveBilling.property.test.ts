@@ -1,11 +1,10 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.ts';
 import type { BillingDeps } from '../../src/billing/billRun.ts';
 import { checkAllUsageAlerts } from '../../src/billing/usageAlerts.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
 import { invoicesOf, movableClock, ok } from '../helpers/billing.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { advance, graduatedCallsSubscription } from '../subscriptions/meteredBilling.fixtures.ts';
 import { modulePorts } from '../../src/modulePorts.ts';
 
@@ -19,11 +18,10 @@ import { modulePorts } from '../../src/modulePorts.ts';
 
 // Each account's clock starts where the service's stands when the account is made: 1 March, 10:00 UTC.
 const clock = movableClock('2026-03-01T10:00:00.000Z');
-let t: TestService;
 let deps: BillingDeps;
 
+const t = useTestService({ clock });
 beforeAll(async () => {
-  t = await startTestService({ clock });
   deps = {
     ports: modulePorts(),
     db: t.service.storage.db,
@@ -34,7 +32,6 @@ beforeAll(async () => {
     mailQueued: () => {},
   };
 });
-afterAll(() => t.close());
 
 /** GRADUATED_CALLS (meteredBilling.fixtures.ts) priced by hand, in cents: 1–1,000 at 0.10, 1,001–5,000 at 0.05, 5,001+ at 0.02. */
 function priceCents(calls: number): number {

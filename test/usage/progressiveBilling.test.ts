@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.ts';
 import type { BillingDeps } from '../../src/billing/billRun.ts';
 import { usageAlertRounds } from '../../src/billing/usageAlerts.ts';
 import { runCli } from '../helpers/cli.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
 import { createPlan, invoicesOf, movableClock, ok } from '../helpers/billing.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { advance, graduatedCallsSubscription, linesOf } from '../subscriptions/meteredBilling.fixtures.ts';
 import { modulePorts } from '../../src/modulePorts.ts';
 
@@ -13,12 +13,8 @@ import { modulePorts } from '../../src/modulePorts.ts';
 // usage not invoiced yet reaches it; the period's final invoice bills the whole usage and deducts what those
 // invoices billed, so that the period's invoices add up to exactly what the usage costs.
 const clock = movableClock('2026-03-01T10:00:00.000Z');
-let t: TestService;
 
-beforeAll(async () => {
-  t = await startTestService({ clock });
-});
-afterAll(() => t.close());
+const t = useTestService({ clock });
 
 async function shop(name: string) {
   const as = await t.newAccount(name, { isTest: true });

@@ -1,19 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import { describe, expect, it } from 'vitest';
+import type { TestAccount } from '../helpers/service.ts';
 import { invoicesOf, movableClock, ok } from '../helpers/billing.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { advance, graduatedCallsSubscription } from '../subscriptions/meteredBilling.fixtures.ts';
 
 // docs/usage.md, "Coupons": a percentage discounts each progressive invoice as it will the final one; a fixed
 // amount is the period's and the final invoice takes it whole; the final invoice deducts what the progressive
 // invoices charged after their discounts, so the period costs its usage's price less the period's discount.
 const clock = movableClock('2026-03-01T10:00:00.000Z');
-let t: TestService;
 
-beforeAll(async () => {
-  t = await startTestService({ clock });
-});
-afterAll(() => t.close());
+const t = useTestService({ clock });
 
 /** A 30.00 plan from 1 March with graduated "API calls", a threshold, and a coupon redeemed on it on 1 March. */
 async function discountedShop(name: string, threshold: number, coupon: Record<string, unknown>) {

@@ -5,8 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCustomer, movableClock } from '../helpers/billing.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { defineMetric } from './usage.fixtures.ts';
 
 // The copy-paste client loops of docs/usage.md ("A client loop"), taken from the document as written and run
@@ -15,7 +14,6 @@ import { defineMetric } from './usage.fixtures.ts';
 
 const run = promisify(execFile);
 const clock = movableClock('2026-11-20T12:00:00.000Z');
-let t: TestService;
 let customerId: number;
 let workDir: string;
 
@@ -34,14 +32,13 @@ const countedEvents = async () => {
   return res.body as { transaction_id: string; properties: Record<string, unknown> }[];
 };
 
+const t = useTestService({ clock });
 beforeAll(async () => {
-  t = await startTestService({ clock });
   await defineMetric(t.service.storage.db, t.accountId, 'api_calls', 'count');
   customerId = await createCustomer(t);
   workDir = await fs.mkdtemp(path.join(os.tmpdir(), 'usage-client-'));
 });
 afterAll(async () => {
-  await t.close();
   await fs.rm(workDir, { recursive: true, force: true });
 });
 

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createCustomer, createPlan, movableClock, ok, subscribe } from '../helpers/billing.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import type { BillableMetric } from '../../src/modules/catalogue/index.ts';
 import { defineMetric } from './usage.fixtures.ts';
 
@@ -9,14 +8,12 @@ import { defineMetric } from './usage.fixtures.ts';
 // through the real HTTP server.
 
 const clock = movableClock('2026-11-20T12:00:00.000Z');
-let t: TestService;
-let other: TestAccount;
 let customerId: number;
 let seenUsers: BillableMetric;
 
+const t = useTestService({ clock, secondAccount: true });
+const { other } = t;
 beforeAll(async () => {
-  t = await startTestService({ clock });
-  other = await t.newAccount();
   const db = t.service.storage.db;
   await defineMetric(db, t.accountId, 'api_calls', 'count');
   await defineMetric(db, t.accountId, 'tokens', 'sum', {
@@ -29,7 +26,6 @@ beforeAll(async () => {
   });
   customerId = await createCustomer(t, { Reference: 'cust-42' });
 });
-afterAll(() => t.close());
 
 const post = (body: unknown, headers: Record<string, string> = {}) =>
   t.request('POST', '/v1/usage-events', { body, headers });

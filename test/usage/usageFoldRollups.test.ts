@@ -1,12 +1,11 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { recordUsageEvents } from '../../src/modules/usage/index.ts';
 import type { UsageEventInput, UsageEventOutcome } from '../../src/modules/usage/index.ts';
 import { isPostgres } from '../../src/storage/columns.ts';
 import type { Db } from '../../src/storage/database.ts';
 import { createCustomer } from '../helpers/billing.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { defineMetric, usageAccount } from './usage.fixtures.ts';
 import { modulePorts } from '../../src/modulePorts.ts';
 
@@ -15,15 +14,13 @@ import { modulePorts } from '../../src/modulePorts.ts';
 // out stored but not counted, and an hour that is UTC's whatever the session's time zone. Written for a fold that
 // summed its rollups in SQL (measured and not kept); it holds any way of folding to them.
 
-let t: TestService;
 let db: Db;
 const NOW = '2026-11-20T12:00:00.000Z';
 
+const t = useTestService();
 beforeAll(async () => {
-  t = await startTestService();
   db = t.service.storage.db;
 });
-afterAll(() => t.close());
 
 async function meteredCustomer() {
   const as = await t.newAccount();

@@ -1,5 +1,5 @@
 import type { KyselyPlugin } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceContext } from '../../src/context.ts';
 import { CustomerQueue } from '../../src/http/customerQueue.ts';
 import { foldedEvents, reconcileUsage, sendInUsageTurn, usageLanes } from '../../src/modules/usage/index.ts';
@@ -7,19 +7,18 @@ import type { SentUsageEvent, UsageEventOutcome } from '../../src/modules/usage/
 import { accountContext } from '../helpers/context.ts';
 import { createCustomer } from '../helpers/billing.ts';
 import { holdStatement, insertInto } from '../helpers/heldStatement.ts';
-import { dialect, eventually, startAnotherInstance, startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
+import { dialect, eventually, startAnotherInstance } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { defineMetric } from './usage.fixtures.ts';
 
 // The calls waiting behind an account's usage turns are recorded together, in a turn's one transaction, each
 // answered with its own outcomes as if it had had its turn alone (docs/design/usage.md, "Speed (bench:usage)").
 // The calls are made in the process, so that the order in which they take their places in line is known.
 
-let t: TestService;
 let ctx: ServiceContext;
+// The workers stay idle: on SQLite a worker's poll is a write, which would wait for the held transaction.
+const t = useTestService({ env: { WORKER_INTERVAL_MS: '3600000' } });
 beforeAll(async () => {
-  // The workers stay idle: on SQLite a worker's poll is a write, which would wait for the held transaction.
-  t = await startTestService({ env: { WORKER_INTERVAL_MS: '3600000' } });
   ctx = await accountContext(t, t.accountId);
   await defineMetric(t.service.storage.db, t.accountId, 'lane', 'count');
   const customerId = await createCustomer(t);
@@ -29,7 +28,6 @@ beforeAll(async () => {
   const warmUp = new CustomerQueue({ waitingPerCustomer: 1, waitingPerAccount: 1, lockTimeoutMs: 5_000 });
   await sendInUsageTurn(warmUp, ctx, [laneEvent('warm-up')]);
 });
-afterAll(() => t?.close());
 
 /**
  * Counts the inserts into usage_events: one per transaction of up to 100 events. With `failWith`, each fails with

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createCustomer, movableClock } from '../helpers/billing.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { defineMetric } from './usage.fixtures.ts';
 
 // What one account may send of usage events (docs/usage.md, "Limits"): its rate, in events and bytes per second,
@@ -9,20 +8,17 @@ import { defineMetric } from './usage.fixtures.ts';
 
 const clock = movableClock('2026-11-20T12:00:00.000Z');
 const wallClock = movableClock('2026-11-20T12:00:00.000Z');
-let t: TestService;
-let other: TestAccount;
 let customerId: number;
 let theirCustomer: number;
 
+const t = useTestService({ clock, wallClock, env: { USAGE_EVENTS_PER_SECOND: '10' }, secondAccount: true });
+const { other } = t;
 beforeAll(async () => {
-  t = await startTestService({ clock, wallClock, env: { USAGE_EVENTS_PER_SECOND: '10' } });
-  other = await t.newAccount();
   await defineMetric(t.service.storage.db, t.accountId, 'api_calls', 'count');
   await defineMetric(t.service.storage.db, other.accountId, 'api_calls', 'count');
   customerId = await createCustomer(t);
   theirCustomer = await createCustomer(other);
 });
-afterAll(() => t.close());
 
 const batch = (customer: number, prefix: string, count: number) => ({
   events: Array.from({ length: count }, (_, i) => ({

@@ -1,17 +1,13 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { prepareMonthPartitions } from '../../src/modules/usage/index.ts';
-import { dialect, startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
+import { dialect } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 
 // The events' monthly partitions are made ahead, outside any request's transaction (src/modules/usage/
 // usagePartitions.ts), so that an insert never has to lock the events table to make one.
 
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService();
-});
-afterAll(() => t.close());
+const t = useTestService();
 
 async function partitionsMade(months: string[]): Promise<string[]> {
   const { rows } = await sql<{ month: string }>`

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { BillableMetric, MetricAggregation } from '../../src/modules/catalogue/index.ts';
 import {
   aggregate,
@@ -16,24 +16,22 @@ import { isPostgres } from '../../src/storage/columns.ts';
 import { sql } from 'kysely';
 import { createCustomer } from '../helpers/billing.ts';
 import { runCli } from '../helpers/cli.ts';
-import { startAnotherInstance, startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
+import { startAnotherInstance } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { defineMetric, usageAccount } from './usage.fixtures.ts';
 import { modulePorts } from '../../src/modulePorts.ts';
 
 // Rollups kept by the insert equal what the raw events add up to, whatever is sent and re-sent; reconcile-usage
 // finds and fixes a rollup changed by hand; two instances sending the same events count each once.
 
-let t: TestService;
 let db: Db;
 const NOW = '2026-11-20T12:00:00.000Z';
 const DAY = Date.parse('2026-11-20T00:00:00.000Z');
 
+const t = useTestService();
 beforeAll(async () => {
-  t = await startTestService();
   db = t.service.storage.db;
 });
-afterAll(() => t.close());
 
 const AGGREGATIONS: MetricAggregation[] = ['count', 'sum', 'max', 'unique_count', 'latest', 'weighted_sum'];
 

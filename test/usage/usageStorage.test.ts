@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { usageStorageTable } from '../../src/cli/usageCommands.ts';
 import { EVENT_ROW_BYTES, usageStorageReport } from '../../src/modules/usage/index.ts';
 import { createCustomer } from '../helpers/billing.ts';
 import { runCli } from '../helpers/cli.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { defineMetric } from './usage.fixtures.ts';
 
 // What each account stores of usage events, and its cap (docs/usage.md, "Limits"): the totals the insert keeps,
@@ -12,12 +12,8 @@ import { defineMetric } from './usage.fixtures.ts';
 
 /** Small enough for a test to reach: fifteen of these tests' events. */
 const CAP = 2000;
-let t: TestService;
 
-beforeAll(async () => {
-  t = await startTestService({ env: { USAGE_STORAGE_BYTES_PER_ACCOUNT: String(CAP) } });
-});
-afterAll(() => t.close());
+const t = useTestService({ env: { USAGE_STORAGE_BYTES_PER_ACCOUNT: String(CAP) } });
 
 interface Sender {
   account: TestAccount;

@@ -1,26 +1,23 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { BillableMetric } from '../../src/modules/catalogue/index.ts';
 import { recordUsageEvents, usageQuantities } from '../../src/modules/usage/index.ts';
 import type { UsageEventInput } from '../../src/modules/usage/index.ts';
 import type { Db } from '../../src/storage/database.ts';
 import { createCustomer, createPlan, subscribe } from '../helpers/billing.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { defineMetric, usageAccount } from './usage.fixtures.ts';
 import { modulePorts } from '../../src/modulePorts.ts';
 
 // Recording events and reading a metric's quantity (docs/design/usage.md, "Storage: summed fast, exact"), on the
 // suite's database, against figures computed by hand.
 
-let t: TestService;
 let db: Db;
 const NOW = '2026-11-20T12:00:00.000Z';
 
+const t = useTestService();
 beforeAll(async () => {
-  t = await startTestService();
   db = t.service.storage.db;
 });
-afterAll(() => t.close());
 
 const ms = (iso: string) => Date.parse(iso);
 

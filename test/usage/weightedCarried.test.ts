@@ -1,19 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { recordUsageEvents, usageQuantities } from '../../src/modules/usage/index.ts';
 import { createCustomer } from '../helpers/billing.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { defineMetric, usageAccount } from './usage.fixtures.ts';
 import { modulePorts } from '../../src/modulePorts.ts';
 
 // weighted_sum's total carried into a period: the stored hours before it summed by the database, the partial hours
 // at the claims' and the period's edges from their raw events (docs/design/usage.md, "Storage: summed fast, exact").
 
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService();
-});
-afterAll(() => t.close());
+const t = useTestService();
 
 describe('the total weighted_sum carries into a period', () => {
   it('adds every earlier event, whole hours and partial ones, inside the claimed time only', async () => {
