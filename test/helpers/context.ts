@@ -25,6 +25,7 @@ export async function accountContext(
     secrets: t.service.secrets,
     mailQueued: () => {},
     usageStorage: usageStorageCap(),
+    memory: t.service.memory,
   };
 }
 

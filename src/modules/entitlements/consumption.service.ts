@@ -198,6 +198,7 @@ async function recordEvent(
       },
     ],
     storageCapOf(ctx),
+    ctx.memory,
   );
   if (outcome?.status === 'duplicate') {
     throw new FieldConflictError(
