@@ -23,11 +23,11 @@ import { periodText, priceText } from './prices.ts';
 import { ownedBySession } from './signedInCustomer.ts';
 import { cancelReasons, cancelWithReason } from '../retention/index.ts';
 import type { CancelReason as ReasonRule } from '../retention/index.ts';
-import { renderRetentionOffer } from './retention.pages.ts';
-import type { GivenReason } from './retention.pages.ts';
+import { renderRetentionOffer } from './retentionPage.ts';
+import type { GivenReason } from './retentionPage.ts';
 import { countPackageChange, PACKAGE_CHANGES_PER_DAY } from './portalAuth.service.ts';
 import { nextInvoiceOfSubscription } from './upcoming.ts';
-import { pauseView } from './pause.pages.ts';
+import { pauseView } from './pausePage.ts';
 
 /** What a customer may add to the reason it cancels for (the reasons are the account's: docs/portal.md). */
 export const CANCEL_DETAILS_MAX = 500;
