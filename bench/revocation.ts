@@ -5,6 +5,7 @@ import os from 'node:os';
 import pino from 'pino';
 import { systemClock } from '../src/clock.ts';
 import type { ServiceContext } from '../src/context.ts';
+import { serviceMemory } from '../src/context.ts';
 import { createApiKey, getAccount, revokeApiKey } from '../src/modules/auth/index.ts';
 import { createSecretBox } from '../src/security/secretBox.ts';
 import { openStorage } from '../src/storage/database.ts';
@@ -100,6 +101,7 @@ async function benchDialect(setup: DialectSetup, tempDir: string): Promise<Diale
         // Keys and their events seal nothing: any key will do.
         secrets: createSecretBox(crypto.randomBytes(32)),
         mailQueued: () => {},
+        memory: serviceMemory(),
       };
       const rounds: RoundResult[] = [];
       log(`${setup.dialect}: ${ROUNDS} keys made, used and revoked`);

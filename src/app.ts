@@ -7,9 +7,9 @@ import type { Clock } from './clock.ts';
 import { moneyTurnSettings, usageRateSettings } from './config.ts';
 import type { UsageRateSettings } from './config.ts';
 import type { MoneyTurnSettings } from './config.ts';
-import { contextFor } from './context.ts';
+import { contextFor, serviceMemory } from './context.ts';
 import { pauseRateRefusals } from './http/pageRateLimit.ts';
-import type { ServiceContext, WebhookSender } from './context.ts';
+import type { ServiceContext, ServiceMemory, WebhookSender } from './context.ts';
 import type { SecretBox } from './security/secretBox.ts';
 import type { Storage } from './storage/database.ts';
 import { modulePorts } from './modulePorts.ts';
@@ -129,6 +129,8 @@ export interface AppDeps {
   usageRate?: UsageRateSettings;
   /** The cap on an account's stored usage events (USAGE_STORAGE_BYTES_PER_ACCOUNT; 0: none); 10 GB unless given. */
   usageStorageBytesPerAccount?: number;
+  /** What the service keeps in memory (ServiceContext.memory); a memory of the app's own unless given. */
+  memory?: ServiceMemory;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,64}$/;
@@ -231,6 +233,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerUsageBudget(app, usageBudget(usageRate, deps.bodyLimitBytes, deps.wallClock));
   // The service's own: another service in the process (tests start many) keeps its own cap and its full accounts.
   const usageStorage = usageStorageCap(deps.usageStorageBytesPerAccount);
+  const memory = deps.memory ?? serviceMemory();
   registerValidation(app);
   app.addSchema(ProblemSchema);
   registerErrorHandling(app);
@@ -272,6 +275,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         documents: deps.documents,
         usageStorage,
         ports,
+        memory,
         providerFetch: deps.providerFetch,
         publicUrl: linkOrigin(request, deps.publicUrl),
         actor,

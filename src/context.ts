@@ -215,6 +215,38 @@ export interface ServiceContext {
   usageStorage?: UsageStorageCap;
   /** The answers of higher modules to lower ones' questions, made once by the composition root. */
   ports: Ports;
+  /** What the service keeps in memory for its own work while it runs: its own, never another service's. */
+  memory: ServiceMemory;
+}
+
+/** A part of a service's memory: its name, and how it is made the first time a context of the service asks for it. */
+export interface MemoryPart<T> {
+  readonly name: string;
+  make(): T;
+}
+
+/**
+ * What a service keeps in memory for its own work while it runs (docs/architecture.md, "State a service keeps"):
+ * made when the service starts, carried by every context it makes, cleared when it closes. Each module keeps its
+ * parts here rather than in module-level variables, so that two services in one process (tests start many) never
+ * share them. A context made outside a service (a command, a benchmark) gets a memory of its own from contextFor.
+ */
+export interface ServiceMemory {
+  /** The part of `kind`, made when first asked for. */
+  part<T>(kind: MemoryPart<T>): T;
+  /** Forgets every part: the service has closed. */
+  clear(): void;
+}
+
+export function serviceMemory(): ServiceMemory {
+  const parts = new Map<MemoryPart<unknown>, unknown>();
+  return {
+    part<T>(kind: MemoryPart<T>): T {
+      if (!parts.has(kind)) parts.set(kind, kind.make());
+      return parts.get(kind) as T;
+    },
+    clear: () => parts.clear(),
+  };
 }
 
 /**
@@ -247,6 +279,8 @@ export interface ContextDeps {
   documents?: DocumentRenderer;
   usageStorage?: UsageStorageCap;
   ports: Ports;
+  /** The service's memory; absent: the context gets one of its own (a command, a benchmark). */
+  memory?: ServiceMemory;
   providerFetch?: typeof fetch;
   publicUrl?: string;
   actor?: Actor;
@@ -271,6 +305,7 @@ export function contextFor(deps: ContextDeps, account: Account): ServiceContext 
     secrets: deps.secrets,
     mailQueued: deps.mailQueued ?? (() => {}),
     ports: deps.ports,
+    memory: deps.memory ?? serviceMemory(),
     ...(deps.webhookSender ? { webhookSender: deps.webhookSender } : {}),
     ...(deps.documents ? { documents: deps.documents } : {}),
     ...(deps.usageStorage ? { usageStorage: deps.usageStorage } : {}),

@@ -1,3 +1,5 @@
+import { serviceMemory } from './context.ts';
+import type { ServiceMemory } from './context.ts';
 import type { KyselyPlugin } from 'kysely';
 import type { DestinationStream, Logger } from 'pino';
 import type { Config } from './config.ts';
@@ -48,6 +50,8 @@ export interface Service {
   storage: Storage;
   secrets: SecretBox;
   log: Logger;
+  /** What this service keeps in memory (ServiceContext.memory): its own, cleared when it closes. */
+  memory: ServiceMemory;
   /** The base URL the server listens on, e.g. http://127.0.0.1:8080. */
   url: string;
   close(): Promise<void>;
@@ -104,6 +108,7 @@ const webhookAccounts: WebhookAccounts = {
  */
 interface Started {
   storage: Storage;
+  memory: ServiceMemory;
   inflight: InFlight;
   documents: DocumentPool;
   housekeeping?: NodeJS.Timeout;
@@ -117,13 +122,14 @@ interface Started {
   app?: App;
 }
 
-/** What every worker is given: the database, both clocks and the secrets. */
+/** What every worker is given: the database, both clocks, the secrets and the service's memory. */
 interface WorkerBase {
   db: Storage['db'];
   clock: Clock;
   wallClock: Clock;
   secrets: SecretBox;
   ports: Ports;
+  memory: ServiceMemory;
 }
 
 /** Opens the database, brings its schema up to date, starts the workers and listens. */
@@ -143,12 +149,14 @@ export async function startService(config: Config, options: ServiceOptions = {})
   }
   const started: Started = {
     storage,
+    // The service's own: another service in the process keeps its own (ServiceContext.memory).
+    memory: serviceMemory(),
     inflight: new InFlight(),
     documents: new DocumentPool(config.documents, DOCUMENT_WORKER, wallClock),
   };
   try {
     const secrets = createSecretBox(loadEncryptionKey(config.encryptionKey, config.dataDir));
-    const base: WorkerBase = { db: storage.db, clock, wallClock, secrets, ports };
+    const base: WorkerBase = { db: storage.db, clock, wallClock, secrets, memory: started.memory, ports };
     const mail = (started.mailWorker = startMail(config, options, base, log, started.documents));
     const webhooks = (started.webhookWorker = startWebhooks(config, base, log, mail));
     startHousekeeping(started, clock, log);
@@ -179,6 +187,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       moneyTurns: config.moneyTurns,
       usageRate: config.usageRate,
       usageStorageBytesPerAccount: config.usageStorageBytesPerAccount,
+      memory: started.memory,
       ...(options.providerFetch ? { providerFetch: options.providerFetch } : {}),
     }));
     await app.listen({ port: config.port, host: config.host });
@@ -273,7 +282,7 @@ function startHousekeeping(started: Started, clock: Clock, log: Logger): void {
       purgeExpiredEvents(db, clock.now()).catch((error: unknown) =>
         log.error({ err: error }, 'event purge failed'),
       ),
-      prepareMonthPartitions(db, clock.now()).catch((error: unknown) =>
+      prepareMonthPartitions(db, started.memory, clock.now()).catch((error: unknown) =>
         log.warn({ err: error }, 'making the usage events partitions ahead failed; tried again in an hour'),
       ),
     ]);
@@ -346,6 +355,7 @@ function runningService(started: Started, secrets: SecretBox, log: Logger, confi
     storage: started.storage,
     secrets,
     log,
+    memory: started.memory,
     url: `http://${host}:${port}`,
     close() {
       closing ??= (async () => {
@@ -378,4 +388,5 @@ async function stopStarted(started: Started): Promise<void> {
   await started.keptCredentials?.close();
   await started.firstPurge;
   await started.storage.close();
+  started.memory.clear();
 }

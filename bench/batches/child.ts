@@ -22,6 +22,7 @@ import { fixedClock, systemClock } from '../../src/clock.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { DatabaseTarget } from '../../src/config.ts';
 import type { ServiceContext } from '../../src/context.ts';
+import { serviceMemory } from '../../src/context.ts';
 import { buildPain008, invoicesRemittance } from '../../src/modules/batches/index.ts';
 import type { SepaDirectDebitBatch } from '../../src/modules/batches/index.ts';
 import { dateAt } from '../../src/core/calendar.ts';
@@ -424,6 +425,7 @@ export async function child(input: ChildInput): Promise<ChildResult> {
     log: logger as unknown as FastifyBaseLogger,
     secrets,
     mailQueued: () => {},
+    memory: serviceMemory(),
   };
   // The service's app, as the server builds it (buildApp connects the modules' ports), without its workers.
   const idempotencyLease = await takeIdempotencyLease(input.target, db);

@@ -16,6 +16,7 @@ import { fixedClock, systemClock } from '../../src/clock.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { DatabaseTarget } from '../../src/config.ts';
 import type { ServiceContext } from '../../src/context.ts';
+import { serviceMemory } from '../../src/context.ts';
 import { earliestActionDate } from '../../src/core/bankingDays.ts';
 import { createAccount } from '../../src/modules/auth/index.ts';
 import { addGateway } from '../../src/modules/gateways/index.ts';
@@ -151,6 +152,7 @@ export async function seed(
       log: service.log as unknown as FastifyBaseLogger,
       secrets: service.secrets,
       mailQueued: () => {},
+      memory: serviceMemory(),
     };
     const gateway = await addGateway(ctx, {
       type: 'bankfile',

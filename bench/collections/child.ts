@@ -6,6 +6,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
 import { fixedClock, systemClock } from '../../src/clock.ts';
 import type { ServiceContext } from '../../src/context.ts';
+import { serviceMemory } from '../../src/context.ts';
 import type { DatabaseTarget } from '../../src/config.ts';
 import { getAccount } from '../../src/modules/auth/index.ts';
 import { collectDueInvoices } from '../../src/modules/collections/index.ts';
@@ -130,6 +131,7 @@ export async function child(input: ChildInput): Promise<ChildResult> {
     log: pino({ level: 'warn' }, pino.destination(2)) as unknown as FastifyBaseLogger,
     secrets: createSecretBox(Buffer.from(input.encryptionKey, 'base64')),
     mailQueued: () => {},
+    memory: serviceMemory(),
   };
   const work: () => Promise<Counted> =
     input.mode === 'collect'

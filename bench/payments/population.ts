@@ -6,7 +6,7 @@ import crypto from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
 import { fixedClock, systemClock } from '../../src/clock.ts';
-import { inTransaction } from '../../src/context.ts';
+import { inTransaction, serviceMemory } from '../../src/context.ts';
 import type { ServiceContext } from '../../src/context.ts';
 import { getAccount } from '../../src/modules/auth/index.ts';
 import { insertInvoices } from '../../src/modules/invoicing/index.ts';
@@ -117,6 +117,7 @@ export async function seedingContext(db: Db, accountId: number): Promise<Service
     log: pino({ level: 'warn' }, pino.destination(2)) as unknown as FastifyBaseLogger,
     secrets: createSecretBox(crypto.randomBytes(32)),
     mailQueued: () => {},
+    memory: serviceMemory(),
   };
 }
 

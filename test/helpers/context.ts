@@ -27,6 +27,7 @@ export async function accountContext(
     secrets: t.service.secrets,
     mailQueued: () => {},
     usageStorage: usageStorageCap(),
+    memory: t.service.memory,
   };
 }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.ts';
 import type { ServiceContext } from '../../src/context.ts';
+import { serviceMemory } from '../../src/context.ts';
 import { getAccount } from '../../src/modules/auth/index.ts';
 import { insertInvoices, queueInvoiceMails } from '../../src/modules/invoicing/index.ts';
 import type { NewInvoice } from '../../src/modules/invoicing/index.ts';
@@ -88,6 +89,7 @@ describe('internal API for the bill run', () => {
       log: t.service.log,
       secrets: t.service.secrets,
       mailQueued: () => {},
+      memory: serviceMemory(),
     };
   }
 

@@ -2,12 +2,18 @@ import type { KyselyPlugin } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceContext } from '../../src/context.ts';
 import { CustomerQueue } from '../../src/http/customerQueue.ts';
-import { foldedEvents, reconcileUsage, sendInUsageTurn, usageLanes } from '../../src/modules/usage/index.ts';
+import {
+  foldedEvents,
+  reconcileUsage,
+  sendInUsageTurn,
+  usageLanes,
+  WAITING_CALLS,
+} from '../../src/modules/usage/index.ts';
 import type { SentUsageEvent, UsageEventOutcome } from '../../src/modules/usage/index.ts';
 import { accountContext } from '../helpers/context.ts';
 import { createCustomer } from '../helpers/billing.ts';
 import { holdStatement, insertInto } from '../helpers/heldStatement.ts';
-import { dialect, eventually, startAnotherInstance } from '../helpers/service.ts';
+import { dialect, eventually, startAnotherInstance, startTestService } from '../helpers/service.ts';
 import { useTestService } from '../helpers/testService.ts';
 import { defineMetric } from './usage.fixtures.ts';
 
@@ -338,5 +344,46 @@ describe("an account's usage calls at once, to two processes", () => {
     }
     const { differences } = await reconcileUsage(db, { accountId: t.accountId, fix: false });
     expect(differences.filter((d) => d.metricId === metric.id)).toEqual([]);
+  });
+});
+
+describe('the usage calls waiting in a service', () => {
+  it('are its own: another service in the process neither sees them nor records them in its turn', async () => {
+    const other = await startTestService({ env: { WORKER_INTERVAL_MS: '3600000' } });
+    const db = t.service.storage.db;
+    const held = Array.from({ length: usageLanes(db) }, () => holdStatement(insertInto('usage_events')));
+    try {
+      const otherCtx = await accountContext(other, other.accountId);
+      await defineMetric(other.service.storage.db, other.accountId, 'lane', 'count');
+      const otherEvent = sentEvent(await createCustomer(other), 'lane', 'own-other');
+      // Each service's first account, on a database of its own: the same id, so one line shared by both services
+      // would have had the other's turn take this service's waiting call.
+      expect(other.accountId).toBe(t.accountId);
+      const queue = () =>
+        new CustomerQueue({ waitingPerCustomer: 50, waitingPerAccount: 200, lockTimeoutMs: 5_000 });
+      const mine = queue();
+      const lanes = held.map((h, i) =>
+        sendInUsageTurn(mine, { ...ctx, db: db.withPlugin(h.plugin) }, [
+          laneEvent(`own-lane-${i}-${crypto.randomUUID()}`),
+        ]),
+      );
+      await Promise.all(held.map((h) => h.reached));
+      const waiting = sendInUsageTurn(mine, ctx, [laneEvent(`own-waiting-${crypto.randomUUID()}`)]);
+      const line = () => t.service.memory.part(WAITING_CALLS).get(t.accountId);
+      await eventually(() => (line()?.length === 1 ? true : undefined));
+      expect(other.service.memory.part(WAITING_CALLS).size).toBe(0);
+      // The other service's call is recorded in its own turn at once, and leaves this service's call waiting.
+      expect(await sendInUsageTurn(queue(), otherCtx, [otherEvent])).toEqual([
+        { status: 'accepted', eventId: expect.any(Number) },
+      ]);
+      expect(line()).toHaveLength(1);
+      for (const h of held) h.release();
+      for (const answer of [...(await Promise.all(lanes)), await waiting])
+        expect(answer).toEqual([{ status: 'accepted', eventId: expect.any(Number) }]);
+      expect(line()).toBeUndefined();
+    } finally {
+      for (const h of held) h.release();
+      await other.close();
+    }
   });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_ROW_BYTES, prepareMonthPartitions } from '../../src/modules/usage/index.ts';
+import { serviceMemory } from '../../src/context.ts';
 import { migrateUpTo } from '../../src/storage/migrate.ts';
 import { databaseMigratedUpTo, insertAccount } from '../helpers/migrations.ts';
 
@@ -11,7 +12,7 @@ let database: Awaited<ReturnType<typeof databaseMigratedUpTo>>;
 beforeAll(async () => {
   database = await databaseMigratedUpTo('0069_username_key_unique');
   // PostgreSQL keeps events in monthly partitions, made ahead by the service: March 2026's here.
-  await prepareMonthPartitions(database.storage.db, new Date('2026-03-15T00:00:00.000Z'));
+  await prepareMonthPartitions(database.storage.db, serviceMemory(), new Date('2026-03-15T00:00:00.000Z'));
 });
 
 afterAll(async () => {

@@ -199,6 +199,7 @@ async function recordEvent(
     ],
     ctx.ports,
     storageCapOf(ctx),
+    ctx.memory,
   );
   if (outcome?.status === 'duplicate') {
     throw new FieldConflictError(

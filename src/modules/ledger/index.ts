@@ -75,7 +75,12 @@ export type { AllocationInput, WireAllocation } from './allocationInput.ts';
 export { invoiceAllocationInputs } from './allocationInput.ts';
 export { amountFromWire, dateFromWire } from './moneyInput.ts';
 export type { DecimalAmount, Read } from './moneyInput.ts';
-export { afterMoneyMovement, withLockedCustomer, withLockedCustomers } from './moneyMovement.ts';
+export {
+  afterMoneyMovement,
+  MONEY_SCOPES,
+  withLockedCustomer,
+  withLockedCustomers,
+} from './moneyMovement.ts';
 export { toPaymentDto } from './payments.serializer.ts';
 export type { StatementMoneyRecord } from './statementRecords.repository.ts';
 export { statementMoneyRecordsOf } from './statementRecords.repository.ts';

@@ -1,5 +1,5 @@
 import { readTogether, withTransaction } from '../../context.ts';
-import type { ServiceContext } from '../../context.ts';
+import type { MemoryPart, ServiceContext } from '../../context.ts';
 import { ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import type { PlainDate } from '../../core/calendar.ts';
@@ -103,10 +103,15 @@ interface MoneyScope {
   after: Map<string, (ctx: ServiceContext) => Promise<void>>;
 }
 
-const moneyScopes = new WeakMap<object, MoneyScope>();
+/** In the service's memory, the money movements under way, by their transaction. */
+export const MONEY_SCOPES: MemoryPart<Map<object, MoneyScope>> = {
+  name: 'money movements under way',
+  make: () => new Map(),
+};
 
 /** Runs `work` as a money movement of the transaction `ctx` is in; the outermost one then runs what was asked to follow. */
 async function inMoneyScope<T>(ctx: ServiceContext, work: () => Promise<T>): Promise<T> {
+  const moneyScopes = ctx.memory.part(MONEY_SCOPES);
   const scope = moneyScopes.get(ctx.db) ?? { depth: 0, after: new Map() };
   moneyScopes.set(ctx.db, scope);
   scope.depth += 1;
@@ -141,7 +146,7 @@ export async function afterMoneyMovement(
   key: string,
   task: (ctx: ServiceContext) => Promise<void>,
 ): Promise<void> {
-  const scope = moneyScopes.get(ctx.db);
+  const scope = ctx.memory.part(MONEY_SCOPES).get(ctx.db);
   if (scope === undefined || scope.depth === 0) return task(ctx);
   if (!scope.after.has(key)) scope.after.set(key, task);
 }

@@ -71,7 +71,7 @@ export interface PortalTopUpsTable {
   id: Id;
   account_id: number;
   contact_id: number;
-  /** SHA-256 of the session's form token, the wallet, the amount and the page's own token (credit.pages.ts). */
+  /** SHA-256 of the session's form token, the wallet, the amount and the page's own token (creditPage.ts). */
   form_key: string;
   wallet_id: number;
   /** The top-up invoice the form made (the credits module's createTopUp). */

@@ -13,10 +13,10 @@ export { quantityText, usageQuantities } from './usageQuantities.service.ts';
 export type { UsageUses } from './ports.ts';
 export type { ReconcileReport, RollupDifference } from './usageReconcile.service.ts';
 export { reconcileUsage } from './usageReconcile.service.ts';
-export { prepareMonthPartitions } from './usagePartitions.ts';
+export { MONTHS_FOUND, prepareMonthPartitions } from './usagePartitions.ts';
 /** An account's usage calls recorded in its turn, the waiting ones together (group commit). */
 export type { SentUsageEvent } from './usageEventSending.service.ts';
-export { foldedEvents, sendInUsageTurn, usageLanes } from './usageEventFolding.ts';
+export { foldedEvents, sendInUsageTurn, usageLanes, WAITING_CALLS } from './usageEventFolding.ts';
 export type { UsageArrivals } from './usageArrivals.ts';
 export { lastUsageEventId, usageArrivalsAfter } from './usageArrivals.ts';
 /** What each account stores of usage events, and its cap (docs/usage.md, "Limits"). */

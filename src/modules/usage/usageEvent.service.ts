@@ -1,6 +1,7 @@
 import { parseWireDate } from '../../core/wireDates.ts';
 import { ValidationError } from '../../errors.ts';
-import type { Ports, UsageStorageCap } from '../../context.ts';
+import { serviceMemory } from '../../context.ts';
+import type { Ports, ServiceMemory, UsageStorageCap } from '../../context.ts';
 import type { Db } from '../../storage/database.ts';
 import { sentTogether } from '../../storage/sentTogether.ts';
 import { metricsByCodes } from '../catalogue/index.ts';
@@ -42,12 +43,16 @@ export async function recordUsageEvents(
   // The service's (ServiceContext.usageStorage); a caller outside a service (a test, the benchmark's floor) gets the
   // default cap of its own.
   storage: UsageStorageCap = usageStorageCap(),
+  // The service's (ServiceContext.memory), where the months found partitioned are kept; likewise one of its own.
+  memory: ServiceMemory = serviceMemory(),
 ): Promise<UsageEventOutcome[]> {
   if (events.length === 0) return [];
   storage.refuseWhenKnownFull(account.id);
   const nowMs = typeof now === 'string' ? Date.parse(now) : now.getTime();
   if (!db.isTransaction) {
-    return db.transaction().execute((trx) => recordUsageEvents(trx, account, now, events, ports, storage));
+    return db
+      .transaction()
+      .execute((trx) => recordUsageEvents(trx, account, now, events, ports, storage, memory));
   }
   const checked = await checkEvents(db, account, nowMs, events, ports.usage);
   const outcomes: (UsageEventOutcome | undefined)[] = checked.map((c) => ('status' in c ? c : undefined));
@@ -60,7 +65,7 @@ export async function recordUsageEvents(
   const accepted = fresh.filter((i) => claimed.has((checked[i] as Checked).transactionId));
   await storeAccepted(
     db,
-    storage,
+    { storage, memory },
     account.id,
     new Date(nowMs).toISOString(),
     accepted.map((i) => ({
@@ -197,7 +202,7 @@ async function checkEvents(
  */
 async function storeAccepted(
   db: Db,
-  storage: UsageStorageCap,
+  { storage, memory }: { storage: UsageStorageCap; memory: ServiceMemory },
   accountId: number,
   receivedAt: string,
   accepted: readonly (Checked & { id: number })[],
@@ -205,6 +210,7 @@ async function storeAccepted(
   if (accepted.length === 0) return;
   await ensureMonthPartitions(
     db,
+    memory,
     accepted.map((e) => e.occurredAt),
   );
   const stored = accepted.map((e) => ({ ...e, propertiesJson: JSON.stringify(e.properties) }));

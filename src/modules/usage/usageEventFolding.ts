@@ -1,4 +1,4 @@
-import type { ServiceContext } from '../../context.ts';
+import type { MemoryPart, ServiceContext } from '../../context.ts';
 import { inTransaction } from '../../context.ts';
 import { DomainError } from '../../errors.ts';
 import { isPostgres } from '../../storage/columns.ts';
@@ -49,8 +49,14 @@ interface Waiting {
   settle: () => void;
 }
 
-/** Per process (its queue) and account, the admitted calls not taken by a fold yet, in the order of their turns. */
-const waitingOf = new WeakMap<CustomerQueue, Map<number, Waiting[]>>();
+/**
+ * In the service's memory (its turns are its queue's), per account, the admitted calls not taken by a fold yet, in
+ * the order of their turns.
+ */
+export const WAITING_CALLS: MemoryPart<Map<number, Waiting[]>> = {
+  name: 'usage calls waiting for a fold',
+  make: () => new Map(),
+};
 
 /**
  * Records a call's events in its account's turn, with the calls waiting behind it. Throws ServiceBusyError, having
@@ -64,8 +70,7 @@ export async function sendInUsageTurn(
 ): Promise<UsageEventOutcome[]> {
   // Before its turn: a call of an account found full would open a transaction only to be refused in it.
   storageCapOf(ctx).refuseWhenKnownFull(ctx.account.id);
-  let lines = waitingOf.get(queue);
-  if (lines === undefined) waitingOf.set(queue, (lines = new Map()));
+  const lines = ctx.memory.part(WAITING_CALLS);
   const accountId = ctx.account.id;
   let settle!: () => void;
   const answered = new Promise<void>((resolve) => (settle = resolve));

@@ -37,7 +37,15 @@ export async function sendUsageEventCalls(
   const now = nowInstant(ctx);
   const resolved = calls.map((sent) => sent.map((event) => resolve(event, byReference, now)));
   const valid = resolved.flat().filter((r): r is UsageEventInput => !('status' in r));
-  const recorded = await recordUsageEvents(ctx.db, ctx.account, now, valid, ctx.ports, storageCapOf(ctx));
+  const recorded = await recordUsageEvents(
+    ctx.db,
+    ctx.account,
+    now,
+    valid,
+    ctx.ports,
+    storageCapOf(ctx),
+    ctx.memory,
+  );
   let next = 0;
   return resolved.map((call) => call.map((r) => ('status' in r ? r : recorded[next++]!)));
 }

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { isPostgres } from '../../storage/columns.ts';
 import type { Db } from '../../storage/database.ts';
+import type { MemoryPart, ServiceMemory } from '../../context.ts';
 
 /**
  * PostgreSQL keeps usage events in one partition per month of their time (docs/design/usage.md, "Storage: summed
@@ -26,15 +27,23 @@ const startOf = (month: string): string => `${month.slice(0, 4)}-${month.slice(5
 const PARTITION_LOCK = 4_300_042;
 
 /**
- * Per database (its adapter, which its transactions share), the months whose partitions a probe found made. NOTE:
- * partitions are never dropped, so a month found once needs no probe again: a round trip less for every insert. One
- * made by the caller's transaction is not kept: that transaction may still roll back.
+ * In the service's memory, per database (its adapter, which its transactions share), the months whose partitions a
+ * probe found made. NOTE: partitions are never dropped, so a month found once needs no probe again: a round trip
+ * less for every insert. One made by the caller's transaction is not kept: that transaction may still roll back.
  */
-const monthsFound = new WeakMap<object, Set<string>>();
+export const MONTHS_FOUND: MemoryPart<WeakMap<object, Set<string>>> = {
+  name: 'usage events partitions found made',
+  make: () => new WeakMap(),
+};
 
-export async function ensureMonthPartitions(db: Db, occurredAts: readonly string[]): Promise<void> {
+export async function ensureMonthPartitions(
+  db: Db,
+  memory: ServiceMemory,
+  occurredAts: readonly string[],
+): Promise<void> {
   if (!isPostgres(db)) return;
   const adapter = db.getExecutor().adapter;
+  const monthsFound = memory.part(MONTHS_FOUND);
   let found = monthsFound.get(adapter);
   if (found === undefined) monthsFound.set(adapter, (found = new Set()));
   const months = [...new Set(occurredAts.map(monthOf))];
@@ -70,11 +79,11 @@ const AHEAD_LOCK_TIMEOUT = '1s';
  * until its transaction ends; made inside a request's insert, that lock would last the batch and could deadlock with
  * another request's read, so it is done here, briefly, and given up (till the next hour) rather than waited for.
  */
-export async function prepareMonthPartitions(db: Db, now: Date): Promise<void> {
+export async function prepareMonthPartitions(db: Db, memory: ServiceMemory, now: Date): Promise<void> {
   if (!isPostgres(db)) return;
   const instants = [-31, 0, 2].map((days) => new Date(now.getTime() + days * DAY_MS).toISOString());
   await db.transaction().execute(async (trx) => {
     await sql`select set_config('lock_timeout', ${AHEAD_LOCK_TIMEOUT}, true)`.execute(trx);
-    await ensureMonthPartitions(trx, instants);
+    await ensureMonthPartitions(trx, memory, instants);
   });
 }
