@@ -92,9 +92,9 @@ describe('cancelling the quarter in June', () => {
     const { shop, advance, sub, invoice } = await quarterBilled('Cut credit note vendor');
     await advance('2025-06-16');
     await ok(shop, 'PUT', `/v1/subscriptions/${sub.subscriptionID}/cancel/prorata`);
-    // The credit states the rates of its days (docs/tax.md, "A cut"): 49.45 + VAT 15.5 % 7.66 = 57.11, all on the
-    // invoice's second tax. Taken as a share of the invoice it would have been 57.11 × 46.01 / 346.01 = 7.594… →
-    // 7.59, shared 2.45 at 15 % and 5.14 at 15.5 %.
+    // The credit states the rates of its days (docs/tax.md, "How a crossing period is invoiced"): 49.45 + VAT
+    // 15.5 % 7.66 = 57.11, all on the invoice's second tax. Taken as a share of the invoice it would have been
+    // 57.11 × 46.01 / 346.01 = 7.594… → 7.59, shared 2.45 at 15 % and 5.14 at 15.5 %.
     const [note] = await ok(shop, 'GET', '/v1/tax-credit-notes');
     expect(note).toMatchObject({ Amount: 57.11, Tax: 7.66, AmountEx: 49.45 });
     expect(note.Lines).toHaveLength(1);

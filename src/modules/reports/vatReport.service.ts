@@ -199,7 +199,8 @@ async function invoiceBasisDocuments(
         },
         -line.amountMinor,
         -line.taxMinor,
-        // A cut's credit states the rates of its days: each on its own row (docs/tax.md, "A cut").
+        // A cut's credit states the rates of its days: each on its own row (docs/tax.md, "How a crossing period is
+        // invoiced").
         line.taxParts.map((part) => ({
           positions: part.positions,
           amountMinor: -part.amountMinor,

@@ -20,7 +20,10 @@ export interface CreditToIssue {
   start: PlainDate;
   end: PlainDate;
   invoiceId: number | null;
-  /** A cut's credit of an invoice at two rates: what it takes of each rate (docs/tax.md, "A cut"). */
+  /**
+   * A cut's credit of an invoice at two rates: what it takes of each rate (docs/tax.md, "How a crossing period is
+   * invoiced").
+   */
   taxParts?: readonly ReductionTaxPart[];
 }
 
