@@ -78,6 +78,7 @@ import * as retention from './migrations/0074_retention.ts';
 import * as portalPause from './migrations/0075_portal_pause.ts';
 import * as resumeWaitForPayment from './migrations/0076_resume_wait_for_payment.ts';
 import * as chargeTaxPositions from './migrations/0077_charge_tax_positions.ts';
+import * as reductionTaxParts from './migrations/0078_reduction_tax_parts.ts';
 
 /**
  * What a migration that seals stored data seals with: the service's key, loaded only when a migration has rows to
@@ -165,6 +166,7 @@ const migrations: Record<string, Migration> = {
   '0075_portal_pause': portalPause,
   '0076_resume_wait_for_payment': resumeWaitForPayment,
   '0077_charge_tax_positions': chargeTaxPositions,
+  '0078_reduction_tax_parts': reductionTaxParts,
 };
 
 /** The migrations, those that seal given the key. */

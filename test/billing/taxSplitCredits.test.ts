@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCustomer, createPlan, invoicesOf, movableClock, ok, subscribe } from '../helpers/billing.ts';
+import { fetchApiBytes } from '../helpers/invoices.ts';
 import { startTestService } from '../helpers/service.ts';
+import { renderPdf } from '../invoicing/pdf.fixtures.ts';
 import type { TestService } from '../helpers/service.ts';
 
 // Credits of an invoice whose quarter crossed a change of VAT rate (docs/tax.md, "Supplies that span a change"):
@@ -84,5 +86,35 @@ describe('cancelling the quarter in June', () => {
     // 7.66475 → 7.66, credit 57.11 (at the invoice's 15 % and 15.5 % together it would have been 64.53).
     const credits = await ok(shop, 'GET', `/v1/subscriptions/${sub.subscriptionID}/credits`);
     expect(credits).toMatchObject([{ Amount: 57.11, CurrencyCode: 'ZAR' }]);
+  });
+
+  it('gives a tax credit note of 7.66 at 15.5 % and none at 15 %, and June declares it at 15.5 % only', async () => {
+    const { shop, advance, sub, invoice } = await quarterBilled('Cut credit note vendor');
+    await advance('2025-06-16');
+    await ok(shop, 'PUT', `/v1/subscriptions/${sub.subscriptionID}/cancel/prorata`);
+    // The credit states the rates of its days (docs/tax.md, "How a crossing period is invoiced"): 49.45 + VAT
+    // 15.5 % 7.66 = 57.11, all on the invoice's second tax. Taken as a share of the invoice it would have been
+    // 57.11 × 46.01 / 346.01 = 7.594… → 7.59, shared 2.45 at 15 % and 5.14 at 15.5 %.
+    const [note] = await ok(shop, 'GET', '/v1/tax-credit-notes');
+    expect(note).toMatchObject({ Amount: 57.11, Tax: 7.66, AmountEx: 49.45 });
+    expect(note.Lines).toHaveLength(1);
+    expect(note.Lines[0]).toMatchObject({ invoiceID: invoice.invoiceID, AmountInc: 57.11, Tax: 7.66 });
+    expect(note.Lines[0].Taxes).toEqual([
+      { Name: 'VAT', Perc: 0.15, Amount: 0 },
+      { Name: 'VAT', Perc: 0.155, Amount: 7.66 },
+    ]);
+    const pdf = await fetchApiBytes(t.url, shop, `/v1/tax-credit-notes/${note.taxCreditNoteID}/pdf`);
+    expect(pdf.status).toBe(200);
+    const flat = renderPdf(pdf.body, 'tax-credit-note-cut').text.replace(/[ \t]+/g, ' ');
+    expect(flat).toContain('VAT 15%: 0.00');
+    expect(flat).toContain('VAT 15.5%: 7.66');
+    expect(flat).toContain('49.45 7.66 57.11');
+
+    // June holds the credit note alone (the invoice is April's): one row, at 15.5 %, −57.11 with VAT −7.66, ex
+    // −49.45; nothing at 15 %. Output tax −7.66.
+    const [zar] = (await ok(shop, 'GET', '/v1/reports/vat?from=2025-06-01&to=2025-06-30')).Currencies;
+    expect(zar.ByRate).toEqual([{ Rates: 'VAT 15.5%', AmountEx: -49.45, Tax: -7.66, AmountInc: -57.11 }]);
+    expect(zar.OutputTax).toBe(-7.66);
+    expect(zar.Documents).toHaveLength(1);
   });
 });

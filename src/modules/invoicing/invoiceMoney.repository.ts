@@ -76,6 +76,8 @@ export interface TaxedTotalRow {
 /** The lines of an invoice that bear the same taxes: their AmountInc and taxes summed. */
 export interface RatePart {
   taxes: { name: string; perc: string }[];
+  /** Their positions in the invoice's taxes. */
+  positions: number[];
   totalMinor: number;
   taxMinor: number;
 }
@@ -187,6 +189,7 @@ async function ratePartsOf(
       const byKey = parts.get(invoiceId) ?? new Map<string, RatePart>();
       const part = byKey.get(positions.join(',')) ?? {
         taxes: positions.flatMap((p) => (all[p] ? [all[p]] : [])),
+        positions,
         totalMinor: 0,
         taxMinor: 0,
       };

@@ -117,6 +117,8 @@ export interface InvoiceTaxPart {
   end: string;
   /** The percs of the taxes the line bears. */
   taxPercs: string[];
+  /** Their positions in the invoice's taxes. */
+  taxPositions: number[];
 }
 
 /**
@@ -144,6 +146,7 @@ export async function invoiceTaxParts(
       start: periodStart,
       end: periodEnd,
       taxPercs: taxPositions.map((i) => percs[i]?.perc ?? '0'),
+      taxPositions,
     };
     parts.set(invoiceId, [...(parts.get(invoiceId) ?? []), part]);
   }

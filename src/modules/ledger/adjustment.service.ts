@@ -23,6 +23,7 @@ import * as repo from './adjustment.repository.ts';
 import * as taxCreditNoteRepo from './taxCreditNote.repository.ts';
 import { nextCreditNumber } from './creditNumbers.ts';
 import { recordReductions, redocumentSource } from './reduction.service.ts';
+import type { StatedReduction } from './reduction.ts';
 import { announceDocumentsOf } from './taxCreditNoteNotice.ts';
 import type { Adjustment, AdjustmentDirection, AdjustmentRecord } from './adjustment.ts';
 import type { DecimalAmount, Read } from './moneyInput.ts';
@@ -228,12 +229,6 @@ interface CheckedAdjustment {
   reduces?: readonly StatedReduction[];
 }
 
-/** An invoice a credit reduces, and by how much (taxes included). */
-export interface StatedReduction {
-  invoiceId: number;
-  amountMinor: number;
-}
-
 /**
  * The request's fields, checked against the adjustment's currency (the customer's) and, on an edit, the stored
  * adjustment: every problem is listed at once, named by its wire field.
@@ -390,10 +385,9 @@ async function documentAdjustment(
   await recordReductions(
     ctx,
     reduces.map((reduction) => ({
+      ...reduction,
       customerId: row.customerId,
-      invoiceId: reduction.invoiceId,
       source: { type: 'adjustment', id: row.id },
-      amountMinor: reduction.amountMinor,
       date: row.date,
       taxCreditNoteId: null,
     })),

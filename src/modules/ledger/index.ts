@@ -44,6 +44,7 @@ export type {
   LedgerPorts,
 } from './ports.ts';
 export type { CreditNoteAdjustmentInput } from './adjustment.service.ts';
+export type { ReductionTaxPart } from './reductionTaxParts.ts';
 export { adjustmentsByIds, issueCreditNoteAdjustment } from './adjustment.service.ts';
 export { toAdjustmentDetailDto } from './adjustments.serializer.ts';
 export { creditNotesByIds, listCreditNotes } from './creditNote.service.ts';

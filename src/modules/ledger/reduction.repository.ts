@@ -3,6 +3,7 @@ import type { Db } from '../../storage/database.ts';
 import type { InvoiceReduction, NewReduction, ReductionSourceType } from './reduction.ts';
 import type { Selectable } from 'kysely';
 import type { InvoiceReductionsTable } from './tables.ts';
+import { taxPartsFromColumn, taxPartsToColumn } from './reductionTaxParts.ts';
 
 /** The invoice_reductions table (docs/tax.md, "The VAT in a reduction"): rows are only ever added. */
 
@@ -15,6 +16,7 @@ const COLUMNS = [
   'tax_credit_note_id',
   'amount_minor',
   'tax_minor',
+  'tax_parts',
   'reduction_date',
 ] as const;
 
@@ -29,6 +31,7 @@ function reductionFromRow(
     taxCreditNoteId: row.tax_credit_note_id === null ? null : Number(row.tax_credit_note_id),
     amountMinor: Number(row.amount_minor),
     taxMinor: Number(row.tax_minor),
+    taxParts: taxPartsFromColumn(row.tax_parts),
     date: row.reduction_date,
   };
 }
@@ -83,6 +86,7 @@ export async function insertReductions(
         tax_credit_note_id: reduction.taxCreditNoteId,
         amount_minor: reduction.amountMinor,
         tax_minor: reduction.taxMinor,
+        tax_parts: taxPartsToColumn(reduction.taxParts),
         reduction_date: reduction.date,
         created_at: now,
       })),

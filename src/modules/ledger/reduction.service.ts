@@ -7,6 +7,8 @@ import { announceTaxCreditNotes } from './taxCreditNoteNotice.ts';
 import * as repo from './reduction.repository.ts';
 import * as taxCreditNoteRepo from './taxCreditNote.repository.ts';
 import { sourceKey, taxedReductions } from './reduction.ts';
+import { sumTaxParts } from './reductionTaxParts.ts';
+import type { ReductionTaxPart } from './reductionTaxParts.ts';
 import type {
   InvoiceReduction,
   ReducedSoFar,
@@ -231,6 +233,8 @@ export interface DatedCreditNoteLine {
   /** Taxes included; negative where it gave back. */
   amountMinor: number;
   taxMinor: number;
+  /** What of it states its rates (a cut's credit, reductionTaxParts.ts), summed by positions; none: shared. */
+  taxParts: ReductionTaxPart[];
 }
 
 /**
@@ -256,9 +260,11 @@ export async function creditNoteLinesBetween(
       date: row.date,
       amountMinor: 0,
       taxMinor: 0,
+      taxParts: [],
     };
     line.amountMinor += row.amountMinor;
     line.taxMinor += row.taxMinor;
+    if (row.taxParts) line.taxParts = sumTaxParts([line.taxParts, row.taxParts]);
     lines.set(key, line);
   }
   return [...lines.values()].filter((line) => line.amountMinor !== 0 || line.taxMinor !== 0);

@@ -2,6 +2,8 @@ import { ratioOfMinor } from '../../core/money.ts';
 import { taxShareOf } from '../../core/taxShare.ts';
 import type { TaxedTotal } from '../../core/taxShare.ts';
 import type { PlainDate } from '../../core/calendar.ts';
+import { taxOfParts } from './reductionTaxParts.ts';
+import type { ReductionTaxPart } from './reductionTaxParts.ts';
 
 /**
  * Reductions of an invoice's consideration (docs/tax.md, "The VAT in a reduction"): what a credit note, a negative
@@ -28,10 +30,19 @@ export interface InvoiceReduction {
   amountMinor: number;
   /** The VAT in amountMinor, with its sign. */
   taxMinor: number;
+  /** The rates it was taken at, stated by a cut's credit (reductionTaxParts.ts); null or absent: a share of all. */
+  taxParts?: readonly ReductionTaxPart[] | null;
   date: PlainDate;
 }
 
 export type NewReduction = Omit<InvoiceReduction, 'id'>;
+
+/** An invoice a credit reduces, by how much (taxes included), and, for a cut's credit, at which rates. */
+export interface StatedReduction {
+  invoiceId: number;
+  amountMinor: number;
+  taxParts?: readonly ReductionTaxPart[] | null;
+}
 
 /** A change to what a source takes off an invoice, before its VAT is known. */
 export type ReductionChange = Omit<NewReduction, 'taxMinor'>;
@@ -77,7 +88,8 @@ export const sourceKey = (source: ReductionSource): string => `${source.type} ${
  *   a source that gives back all it took nets to exactly nothing; it gives back no more than the source's reductions
  *   recorded (a credit note made before reductions were recorded took none off), and a give-back of nothing is no
  *   reduction at all.
- * An invoice whose figures are unknown carries no VAT.
+ * An invoice whose figures are unknown carries no VAT. A part that states its rates (a cut's credit of an invoice at
+ * two rates, reductionTaxParts.ts) carries the VAT it states.
  */
 export function taxedReductions(
   changes: readonly ReductionChange[],
@@ -93,7 +105,10 @@ export function taxedReductions(
     const amountMinor = Math.max(change.amountMinor, -Math.max(own.amountMinor, 0));
     if (amountMinor === 0) return [];
     let taxMinor = 0;
-    if (invoice && amountMinor > 0) {
+    const stated = change.taxParts && amountMinor > 0 ? change.taxParts : null;
+    if (stated) {
+      taxMinor = taxOfParts(stated);
+    } else if (invoice && amountMinor > 0) {
       const after = Math.min(reduced.amountMinor + amountMinor, invoice.totalMinor);
       taxMinor = Math.max(taxShareOf(invoice, after) - reduced.taxMinor, 0);
     } else if (amountMinor < 0) {
@@ -108,6 +123,6 @@ export function taxedReductions(
       amountMinor: own.amountMinor + amountMinor,
       taxMinor: own.taxMinor + taxMinor,
     });
-    return [{ ...change, amountMinor, taxMinor }];
+    return [{ ...change, amountMinor, taxMinor, taxParts: stated }];
   });
 }

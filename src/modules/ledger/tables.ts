@@ -113,6 +113,8 @@ export interface InvoiceReductionsTable {
   tax_credit_note_id: number | null;
   amount_minor: number;
   tax_minor: number;
+  /** The VAT by the invoice's taxes it reduces, as JSON (reductionTaxParts.ts); null: a share of the whole. */
+  tax_parts: ColumnType<string | null, string | null | undefined, string | null>;
   reduction_date: PlainDateColumn;
   created_at: Instant;
 }

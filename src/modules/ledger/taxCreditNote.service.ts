@@ -1,7 +1,6 @@
 import type { ServiceContext } from '../../context.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import type { Page } from '../../core/paging.ts';
-import { shareByWeights } from '../../core/taxShare.ts';
 import { NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import { checkedWireDate } from '../../core/calendar.ts';
@@ -11,6 +10,8 @@ import type { Invoice } from '../invoicing/index.ts';
 import * as reductionRepo from './reduction.repository.ts';
 import * as repo from './taxCreditNote.repository.ts';
 import type { InvoiceReduction } from './reduction.ts';
+import { sumTaxParts, taxOfParts, taxesByPosition } from './reductionTaxParts.ts';
+import type { ReductionTaxPart } from './reductionTaxParts.ts';
 import type { TaxCreditNoteKind, TaxCreditNoteRecord } from './taxCreditNote.ts';
 
 /**
@@ -27,7 +28,10 @@ export interface TaxCreditNoteLine {
   /** Taxes included. */
   amountMinor: number;
   taxMinor: number;
-  /** The VAT split over the invoice's taxes in proportion to their totals. */
+  /**
+   * The VAT by the invoice's taxes: at the rates its reductions state (a cut's credit, reductionTaxParts.ts), the
+   * rest split over the taxes in proportion to their totals.
+   */
   taxes: { name: string; perc: string; amountMinor: number }[];
 }
 
@@ -184,11 +188,12 @@ function linesOf(
   reductions: readonly InvoiceReduction[],
   invoices: ReadonlyMap<number, Invoice>,
 ): TaxCreditNoteLine[] {
-  const sums = new Map<number, { amountMinor: number; taxMinor: number }>();
+  const sums = new Map<number, { amountMinor: number; taxMinor: number; stated: ReductionTaxPart[][] }>();
   for (const reduction of reductions) {
-    const sum = sums.get(reduction.invoiceId) ?? { amountMinor: 0, taxMinor: 0 };
+    const sum = sums.get(reduction.invoiceId) ?? { amountMinor: 0, taxMinor: 0, stated: [] };
     sum.amountMinor += reduction.amountMinor;
     sum.taxMinor += reduction.taxMinor;
+    if (reduction.taxParts) sum.stated.push([...reduction.taxParts]);
     sums.set(reduction.invoiceId, sum);
   }
   return [...sums]
@@ -196,9 +201,11 @@ function linesOf(
     .map(([invoiceId, sum]) => {
       const invoice = invoices.get(invoiceId);
       const taxes = invoice?.taxes ?? [];
-      const parts = shareByWeights(
-        sum.taxMinor,
+      const stated = sumTaxParts(sum.stated);
+      const parts = taxesByPosition(
         taxes.map((tax) => tax.totalMinor),
+        stated,
+        sum.taxMinor - taxOfParts(stated),
       );
       return {
         invoiceId,

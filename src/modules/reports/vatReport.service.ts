@@ -16,8 +16,14 @@ import {
   moneyReceivedBetween,
 } from '../ledger/index.ts';
 import { grantsThatAreMoney, prepaidCreditSales } from '../credits/index.ts';
-import { splitByRate, supplyCategory, vatReportOf } from './vatReport.ts';
-import type { CurrencyVatReport, RateShare, ReportDocument, SupplyCategory } from './vatReport.ts';
+import { splitByRate, splitStatedByRate, supplyCategory, vatReportOf } from './vatReport.ts';
+import type {
+  CurrencyVatReport,
+  RateShare,
+  ReportDocument,
+  StatedPart,
+  SupplyCategory,
+} from './vatReport.ts';
 
 /**
  * The VAT report (docs/tax.md, "The VAT report"): what the VAT201 return asks of sales for a period, from the
@@ -111,6 +117,7 @@ function documentOf(
   fields: Pick<ReportDocument, 'number' | 'date' | 'taxCreditNoteId' | 'paymentId'>,
   amountIncMinor: number,
   taxMinor: number,
+  stated: readonly StatedPart[] = [],
 ): ReportDocument[] {
   const { invoice, customer } = placed;
   const document: ReportDocument = {
@@ -130,7 +137,9 @@ function documentOf(
     taxMinor,
     amountIncMinor,
   };
-  return splitByRate(document, placed.shares);
+  return stated.length > 0
+    ? splitStatedByRate(document, placed.shares, stated)
+    : splitByRate(document, placed.shares);
 }
 
 /**
@@ -190,6 +199,13 @@ async function invoiceBasisDocuments(
         },
         -line.amountMinor,
         -line.taxMinor,
+        // A cut's credit states the rates of its days: each on its own row (docs/tax.md, "How a crossing period is
+        // invoiced").
+        line.taxParts.map((part) => ({
+          positions: part.positions,
+          amountMinor: -part.amountMinor,
+          taxesMinor: part.taxesMinor.map((tax) => -tax),
+        })),
       ),
     );
   }

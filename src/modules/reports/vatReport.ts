@@ -60,6 +60,16 @@ export interface RateShare {
   rates: string;
   totalMinor: number;
   taxMinor: number;
+  /** The positions of these rates among the invoice's taxes. */
+  positions?: readonly number[];
+}
+
+/** What of a credit note states the rates it was taken at (a cut's credit): by the positions of its taxes. */
+export interface StatedPart {
+  positions: readonly number[];
+  /** Taxes included, with the document's sign (a credit note's negative). */
+  amountMinor: number;
+  taxesMinor: readonly number[];
 }
 
 /**
@@ -86,6 +96,36 @@ export function splitByRate(document: ReportDocument, shares: readonly RateShare
     taxMinor: taxes[i]!,
     amountExMinor: amounts[i]! - taxes[i]!,
   }));
+}
+
+/**
+ * A credit note's document whose reductions state their rates (a cut's credit of an invoice at two rates, docs/tax.md
+ * "How a crossing period is invoiced"): each stated part lands on the rate of its positions, as its credit note
+ * shows it, and only the rest is shared as splitByRate shares it. A part whose positions no rate has is shared too.
+ */
+export function splitStatedByRate(
+  document: ReportDocument,
+  shares: readonly RateShare[],
+  stated: readonly StatedPart[],
+): ReportDocument[] {
+  const keyOf = (positions: readonly number[] | undefined) => (positions ?? []).join(',');
+  const placed = stated.filter((part) =>
+    shares.some((share) => keyOf(share.positions) === keyOf(part.positions)),
+  );
+  if (shares.length <= 1 || placed.length === 0) return splitByRate(document, shares);
+  const taxOf = (part: StatedPart) => part.taxesMinor.reduce((a, b) => a + b, 0);
+  const restIncMinor = document.amountIncMinor - placed.reduce((sum, part) => sum + part.amountMinor, 0);
+  const restTaxMinor = document.taxMinor - placed.reduce((sum, part) => sum + taxOf(part), 0);
+  const rest = { ...document, amountIncMinor: restIncMinor, taxMinor: restTaxMinor };
+  const split = splitByRate({ ...rest, amountExMinor: restIncMinor - restTaxMinor }, shares);
+  const rows = split.map((row, i) => {
+    const own = placed.filter((part) => keyOf(part.positions) === keyOf(shares[i]!.positions));
+    const amountIncMinor = row.amountIncMinor + own.reduce((sum, part) => sum + part.amountMinor, 0);
+    const taxMinor = row.taxMinor + own.reduce((sum, part) => sum + taxOf(part), 0);
+    return { ...row, amountIncMinor, taxMinor, amountExMinor: amountIncMinor - taxMinor };
+  });
+  // A rate the credit took nothing of gets no row.
+  return rows.filter((row) => row.amountIncMinor !== 0 || row.taxMinor !== 0);
 }
 
 export interface Figures {

@@ -114,6 +114,7 @@ export async function cutBilledTime(
         start: credit.start,
         end: credit.end,
         invoiceId: periods.find((period) => period.periodNo === credit.periodNo)?.invoiceId ?? null,
+        ...(credit.taxParts ? { taxParts: credit.taxParts } : {}),
       },
       { date: today(ctx), autoApply: reason !== 'Changed' },
     );

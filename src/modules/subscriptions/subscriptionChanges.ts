@@ -45,7 +45,7 @@ export interface BilledPeriod {
    * When its invoice billed it in parts at different rates: each part's first day and rates, by date (the days
    * before the first part bear the first part's).
    */
-  taxParts?: readonly { start: PlainDate; taxPercs: readonly string[] }[];
+  taxParts?: readonly { start: PlainDate; taxPercs: readonly string[]; taxPositions?: readonly number[] }[];
   /** amountMinor includes the taxes. */
   isTaxInclusive?: boolean;
 }
@@ -57,6 +57,18 @@ export interface PeriodCredit {
   end: PlainDate;
   exMinor: number;
   totalMinor: number;
+  /**
+   * A period billed in parts: what it credits of each part's taxes (their positions in the invoice's taxes), so
+   * its credit note takes its VAT at the rates of its days (docs/tax.md, "How a crossing period is invoiced").
+   */
+  taxParts?: CreditTaxPart[];
+}
+
+/** What a credit takes of the taxes at some positions of its invoice: the amount with them, and each tax. */
+export interface CreditTaxPart {
+  positions: readonly number[];
+  amountMinor: number;
+  taxesMinor: number[];
 }
 
 export interface PeriodCut {
@@ -89,7 +101,7 @@ export function creditsForCut(
             daysBetween(unusedFrom, period.end),
             daysBetween(period.start, period.end),
           );
-    const { netMinor, totalMinor } = creditAtRates(period, unusedFrom, shareMinor);
+    const { netMinor, totalMinor, taxParts } = creditAtRates(period, unusedFrom, shareMinor);
     if (shareMinor !== 0) {
       credits.push({
         periodNo: period.periodNo,
@@ -97,6 +109,7 @@ export function creditsForCut(
         end: period.end,
         exMinor: netMinor,
         totalMinor,
+        ...(taxParts ? { taxParts } : {}),
       });
     }
     cuts.push({ periodNo: period.periodNo, start: minDate(period.start, cutDate), end: cutDate });
@@ -104,39 +117,68 @@ export function creditsForCut(
   return { credits, cuts };
 }
 
-/** The credited share with its taxes, at the rates of the unused days from `from` to the period's end. */
+/**
+ * The credited share with its taxes, at the rates of the unused days from `from` to the period's end; a period
+ * billed in parts also gives what it credits of each part's taxes (when its parts know their positions).
+ */
 function creditAtRates(
   period: BilledPeriod,
   from: PlainDate,
   shareMinor: number,
-): { netMinor: number; totalMinor: number } {
+): { netMinor: number; totalMinor: number; taxParts?: CreditTaxPart[] } {
   const parts = period.taxParts ?? [];
-  if (parts.length === 0) return taxedShare(shareMinor, period.taxPercs, period.isTaxInclusive);
-  const percsOn = (day: PlainDate) =>
-    [...parts].reverse().find((part) => part.start <= day)?.taxPercs ?? parts[0]!.taxPercs;
+  if (parts.length === 0) {
+    const { netMinor, totalMinor } = taxedShare(shareMinor, period.taxPercs, period.isTaxInclusive);
+    return { netMinor, totalMinor };
+  }
+  const partOn = (day: PlainDate) => [...parts].reverse().find((part) => part.start <= day) ?? parts[0]!;
   const unused = splitPeriodAt(
     { start: from, end: period.end },
     parts.map((part) => part.start),
   );
   const shares = apportionByDays(shareMinor, unused);
-  return unused.reduce(
-    (sum, part, i) => {
-      const taxed = taxedShare(shares[i]!, percsOn(part.start), period.isTaxInclusive);
-      return { netMinor: sum.netMinor + taxed.netMinor, totalMinor: sum.totalMinor + taxed.totalMinor };
-    },
-    { netMinor: 0, totalMinor: 0 },
-  );
+  const taxed = unused.map((day, i) => ({
+    part: partOn(day.start),
+    ...taxedShare(shares[i]!, partOn(day.start).taxPercs, period.isTaxInclusive),
+  }));
+  const credited = taxed.filter(({ part }) => part.taxPositions !== undefined);
+  const taxParts = credited.length === taxed.length ? creditTaxParts(credited) : undefined;
+  return {
+    netMinor: taxed.reduce((sum, part) => sum + part.netMinor, 0),
+    totalMinor: taxed.reduce((sum, part) => sum + part.totalMinor, 0),
+    ...(taxParts ? { taxParts } : {}),
+  };
+}
+
+/** The taxed parts of a credit by the positions of their taxes, parts of the same positions added (none of 0 left). */
+function creditTaxParts(
+  taxed: readonly { part: { taxPositions?: readonly number[] }; totalMinor: number; taxesMinor: number[] }[],
+): CreditTaxPart[] {
+  const byKey = new Map<string, CreditTaxPart>();
+  for (const { part, totalMinor, taxesMinor } of taxed) {
+    const positions = part.taxPositions ?? [];
+    const key = positions.join(',');
+    const sum = byKey.get(key) ?? { positions, amountMinor: 0, taxesMinor: positions.map(() => 0) };
+    sum.amountMinor += totalMinor;
+    taxesMinor.forEach((tax, i) => (sum.taxesMinor[i] = (sum.taxesMinor[i] ?? 0) + tax));
+    byKey.set(key, sum);
+  }
+  return [...byKey.values()].filter((part) => part.amountMinor !== 0);
 }
 
 function taxedShare(
   shareMinor: number,
   taxPercs: readonly string[],
   isTaxInclusive: boolean | undefined,
-): { netMinor: number; totalMinor: number } {
-  if (isTaxInclusive)
-    return { netMinor: splitInclusive(shareMinor, taxPercs).netMinor, totalMinor: shareMinor };
+): { netMinor: number; totalMinor: number; taxesMinor: number[] } {
+  if (isTaxInclusive) {
+    const split = splitInclusive(shareMinor, taxPercs);
+    return { netMinor: split.netMinor, totalMinor: shareMinor, taxesMinor: split.taxMinor };
+  }
+  const taxesMinor = taxPercs.map((perc) => fractionOfMinor(shareMinor, perc));
   return {
     netMinor: shareMinor,
-    totalMinor: taxPercs.reduce((sum, perc) => sum + fractionOfMinor(shareMinor, perc), shareMinor),
+    totalMinor: taxesMinor.reduce((sum, tax) => sum + tax, shareMinor),
+    taxesMinor,
   };
 }

@@ -2,6 +2,7 @@ import { nowInstant } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import { issueCreditNoteAdjustment } from '../ledger/index.ts';
+import type { ReductionTaxPart } from '../ledger/index.ts';
 import {
   insertCredit,
   linkCreditAdjustment,
@@ -19,6 +20,11 @@ export interface CreditToIssue {
   start: PlainDate;
   end: PlainDate;
   invoiceId: number | null;
+  /**
+   * A cut's credit of an invoice at two rates: what it takes of each rate (docs/tax.md, "How a crossing period is
+   * invoiced").
+   */
+  taxParts?: readonly ReductionTaxPart[];
 }
 
 /**
@@ -52,7 +58,15 @@ export async function issueSubscriptionCredit(
     memo: credit.descrip,
     autoApply: options.autoApply,
     reduces:
-      credit.invoiceId === null ? [] : [{ invoiceId: credit.invoiceId, amountMinor: credit.amountMinor }],
+      credit.invoiceId === null
+        ? []
+        : [
+            {
+              invoiceId: credit.invoiceId,
+              amountMinor: credit.amountMinor,
+              taxParts: credit.taxParts ?? null,
+            },
+          ],
   });
   await linkCreditAdjustment(ctx.db, ctx.account.id, creditId, adjustmentId);
   return adjustmentId;

@@ -136,4 +136,23 @@ describe('creditsForCut across a change of rate', () => {
     const { credits } = creditsForCut([billed], '2025-04-21', 'prorata');
     expect(credits[0]).toMatchObject({ exMinor: 23407, totalMinor: 23407 + 495 + 3117 });
   });
+
+  it('states what it credits of each part’s taxes when the parts know their positions', () => {
+    const positioned = {
+      ...billed,
+      taxParts: [
+        { start: '2025-04-01', taxPercs: ['0.15'], taxPositions: [0] },
+        { start: '2025-05-01', taxPercs: ['0.155'], taxPositions: [1] },
+      ],
+    };
+    // 16 June: all 15 days after 1 May, 49.45 + 7.66 = 57.11 at position 1, nothing at position 0.
+    expect(creditsForCut([positioned], '2025-06-16', 'prorata').credits[0]!.taxParts).toEqual([
+      { positions: [1], amountMinor: 5711, taxesMinor: [766] },
+    ]);
+    // 21 April: 32.97 + 4.95 = 37.92 at position 0; 201.10 + 31.17 = 232.27 at position 1.
+    expect(creditsForCut([positioned], '2025-04-21', 'prorata').credits[0]!.taxParts).toEqual([
+      { positions: [0], amountMinor: 3792, taxesMinor: [495] },
+      { positions: [1], amountMinor: 23227, taxesMinor: [3117] },
+    ]);
+  });
 });
