@@ -9,6 +9,7 @@ import { registerGatewayCommands } from './cli/gatewayCommands.ts';
 import { registerGoLiveCommands } from './cli/goLiveCommands.ts';
 import { registerUsageCommands } from './cli/usageCommands.ts';
 import { registerSubscriptionCommands } from './cli/subscriptionCommands.ts';
+import { registerTaxCommands } from './cli/taxCommands.ts';
 import type { SellerOptions } from './cliAccountSettings.ts';
 
 // What a command needs is imported when it runs: `billing --help` and `--version` load no service, no Fastify and
@@ -327,6 +328,7 @@ registerBatchCommands(program, positiveInteger);
 registerGoLiveCommands(program, account, positiveInteger);
 registerUsageCommands(program, positiveInteger);
 registerSubscriptionCommands(program, positiveInteger);
+registerTaxCommands(program, positiveInteger);
 
 program
   .command('run')

@@ -9,7 +9,10 @@ export type { Component, ComponentBracket, ComponentVersion, VersionCurrency } f
 export { createComponent, getComponent } from './component.service.ts';
 export type { UsagePricing } from './componentVersion.service.ts';
 export { usagePricing } from './componentVersion.service.ts';
+export type { TaxSetting } from './tax.service.ts';
 export { createTaxSetting, listTaxSettings } from './tax.service.ts';
+/** For the CLI's `billing tax` (docs/tax.md, "Rates that change on a date"). */
+export { scheduleTaxRate, withdrawTaxRate } from './taxRate.service.ts';
 export { listCurrencies } from './currency.service.ts';
 export type { Package, PackageVersion } from './package.service.ts';
 export { createPackage, getPackage } from './package.service.ts';
