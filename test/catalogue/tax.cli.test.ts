@@ -34,7 +34,8 @@ describe('billing tax', () => {
     ]);
     expect(scheduled.code, scheduled.stderr).toBe(0);
     const [rate] = (await ok(as, 'GET', `/v1/tax/${settingId}`)).rules[0].ScheduledRates;
-    expect(rate).toMatchObject({ Perc: 0.155, EffectiveFrom: '2099-05-01' });
+    // The API gives the day as the instant it begins in the account's time zone (Johannesburg, UTC+2).
+    expect(rate).toMatchObject({ Perc: 0.155, EffectiveFrom: '2099-04-30T22:00:00.000Z' });
     expect(scheduled.stdout).toBe(
       `Scheduled rate ${rate.taxRateID}: rule ${ruleId} at 15.5% from 2099-05-01.\n`,
     );
