@@ -1,14 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { returnWindowEnd } from '../../src/core/bankingDays.ts';
 import { submissionNoticeDate } from '../../src/modules/batches/index.ts';
 import { addGateway } from '../../src/modules/gateways/index.ts';
 import { createPlan, invoicesOf, movableClock, ok, subscribe } from '../helpers/billing.ts';
 import { runCli } from '../helpers/cli.ts';
 import { accountContext } from '../helpers/context.ts';
-import type { StartOptions, TestAccount } from '../helpers/service.ts';
-import { startSmtpReceiver } from '../helpers/smtp.ts';
+import type { TestAccount } from '../helpers/service.ts';
 import { deliveredTo } from '../collections/notices.fixtures.ts';
-import type { ReadMail, Smtp } from '../collections/notices.fixtures.ts';
+import type { ReadMail } from '../collections/notices.fixtures.ts';
 import {
   bankAccountBody,
   mandateBody,
@@ -30,18 +29,9 @@ import { advanceTo as advanceAccount, plusDays } from './fixtures.ts';
 // told of each date change before it, read from a real SMTP receiver.
 
 const clock = movableClock('2026-12-30T08:00:00.000Z');
-let smtp: Smtp;
-// The mandates' fixtures start the service (their signing page is where the mandate is signed); the SMTP receiver
-// is started first, and its address given to that service through the options it reads when it starts.
-const options: StartOptions = { clock };
-beforeAll(async () => {
-  smtp = await startSmtpReceiver();
-  options.smtpUrl = smtp.url;
-});
-useMandatesService(options);
-afterAll(async () => {
-  await smtp?.close();
-});
+// The mandates' fixtures start the service (their signing page is where the mandate is signed), with an SMTP
+// receiver of its own.
+useMandatesService({ clock, smtp: true });
 
 const SERVICE_KEY = '3f2b8c1e-7d4a-4e5b-9c6d-0a1b2c3d4e5f';
 const CUSTOMER = 'thandi@nkosi.example';
@@ -119,7 +109,7 @@ async function advanceTo(account: TestAccount, date: string) {
   return advanceAccount(account, date);
 }
 
-const mailsOf = (account: TestAccount, to: string) => deliveredTo(t, smtp, account.accountId, to);
+const mailsOf = (account: TestAccount, to: string) => deliveredTo(t, t.smtp, account.accountId, to);
 
 /** The customer's EFT, recorded by hand against the invoice. */
 const payByEft = (account: TestAccount, customerID: number, invoiceID: number, date: string) =>

@@ -5,16 +5,16 @@ import { ok } from '../helpers/billing.ts';
 import { advanceClock } from '../helpers/clock.ts';
 import { eventsOf } from '../helpers/resourceEvents.ts';
 import type { WireEvent } from '../helpers/resourceEvents.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
 import { debitInvoice, plusDays } from '../batches/fixtures.ts';
 import type { DebitSetup } from '../batches/fixtures.ts';
 import { useTestService } from '../helpers/testService.ts';
-import type { FileServiceOptions } from '../helpers/testService.ts';
+import type { FileService, FileServiceOptions } from '../helpers/testService.ts';
 
 // What the eMandate tests share: a service of their own per file, accounts to make mandates in, a valid request
 // body, the signee's signature, a bank account linked to a signed mandate, and reads.
 
-export let t: TestService;
+export let t: FileService;
 
 export function useMandatesService(options: FileServiceOptions = {}): void {
   t = useTestService(options);
