@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTestService } from '../helpers/testService.ts';
 import { createCustomer, createPlan, invoicesOf, movableClock, ok, subscribe } from '../helpers/billing.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
 
 // A period of service crossing a change of VAT rate, taxed in parts (docs/tax.md, "Supplies that span a change";
 // the VAT Act's section 67A): South Africa's VAT at 15 %, a rise to 15.5 % from 1 May 2025 scheduled in March. Each
@@ -10,11 +9,7 @@ import type { TestService } from '../helpers/service.ts';
 const clock = movableClock('2025-03-10T08:00:00.000Z');
 const ZA = 710;
 
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService({ clock });
-});
-afterAll(() => t.close());
+const t = useTestService({ clock });
 
 /** A vendor with VAT at 15 % in South Africa rising to 15.5 % on 1 May 2025, and a customer there. */
 async function vendor(name: string) {

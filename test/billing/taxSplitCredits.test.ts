@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTestService } from '../helpers/testService.ts';
 import { createCustomer, createPlan, invoicesOf, movableClock, ok, subscribe } from '../helpers/billing.ts';
 import { fetchApiBytes } from '../helpers/invoices.ts';
-import { startTestService } from '../helpers/service.ts';
 import { renderPdf } from '../invoicing/pdf.fixtures.ts';
-import type { TestService } from '../helpers/service.ts';
 
 // Credits of an invoice whose quarter crossed a change of VAT rate (docs/tax.md, "Supplies that span a change"):
 // South Africa's VAT at 15 %, a rise to 15.5 % from 1 May 2025 scheduled in March; a quarter of 300.00 from 1 April
@@ -12,11 +11,7 @@ import type { TestService } from '../helpers/service.ts';
 const clock = movableClock('2025-03-10T08:00:00.000Z');
 const ZA = 710;
 
-let t: TestService;
-beforeAll(async () => {
-  t = await startTestService({ clock });
-});
-afterAll(() => t.close());
+const t = useTestService({ clock });
 
 /** A vendor with the rise scheduled, and a customer billed the quarter from 1 April. */
 async function quarterBilled(name: string) {
