@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { TestAccount } from '../helpers/service.ts';
 import { useTestService } from '../helpers/testService.ts';
 import { createCustomer, createPlan, invoicesOf, movableClock, ok, subscribe } from '../helpers/billing.ts';
 
@@ -116,26 +117,31 @@ describe('a quarter in advance crossing the rise of 1 May 2025', () => {
   });
 });
 
+/** A monthly usage component: SMS at 0.50 each, billed in arrears. */
+async function smsComponent(shop: TestAccount) {
+  const group = await ok(shop, 'POST', '/v1/packagegroups', { GroupName: 'Usage' });
+  return ok(shop, 'POST', '/v1/components', {
+    ComponentCode: 'SMS',
+    Name: 'SMS',
+    Type: 'quantity',
+    Scheme: 'unit',
+    UnitName: 'sms',
+    packageGroupID: group.packageGroupID,
+    Term: 1,
+    TermType: 'months',
+    ComponentVersion: {
+      VersionName: 'Launch',
+      ComponentVersionCurrencies: [
+        { CurrencyCode: 'ZAR', ComponentBracketPrices: [{ Price: 0.5, QtyFrom: 1, QtyTill: null }] },
+      ],
+    },
+  });
+}
+
 describe('a month with usage from 15 April 2025', () => {
   it('bills the fee in advance and the usage in arrears in parts, and previews both rates', async () => {
     const { shop, customer, advance } = await vendor('Usage vendor');
-    const group = await ok(shop, 'POST', '/v1/packagegroups', { GroupName: 'Usage' });
-    const sms = await ok(shop, 'POST', '/v1/components', {
-      ComponentCode: 'SMS',
-      Name: 'SMS',
-      Type: 'quantity',
-      Scheme: 'unit',
-      UnitName: 'sms',
-      packageGroupID: group.packageGroupID,
-      Term: 1,
-      TermType: 'months',
-      ComponentVersion: {
-        VersionName: 'Launch',
-        ComponentVersionCurrencies: [
-          { CurrencyCode: 'ZAR', ComponentBracketPrices: [{ Price: 0.5, QtyFrom: 1, QtyTill: null }] },
-        ],
-      },
-    });
+    const sms = await smsComponent(shop);
     const plan = await createPlan(shop, { chargePrice: 100, currency: 'ZAR' });
     await advance('2025-04-15');
     const sub = await subscribe(shop, customer, plan, { componentUsage: [{ componentID: sms.componentID }] });
@@ -188,23 +194,7 @@ describe('a month with usage from 15 April 2025', () => {
 
   it('taxes the usage of April at 15 % beside the fee of May at 15.5 % on the invoice of 1 May', async () => {
     const { shop, customer, advance } = await vendor('Arrears vendor');
-    const group = await ok(shop, 'POST', '/v1/packagegroups', { GroupName: 'Usage' });
-    const sms = await ok(shop, 'POST', '/v1/components', {
-      ComponentCode: 'SMS',
-      Name: 'SMS',
-      Type: 'quantity',
-      Scheme: 'unit',
-      UnitName: 'sms',
-      packageGroupID: group.packageGroupID,
-      Term: 1,
-      TermType: 'months',
-      ComponentVersion: {
-        VersionName: 'Launch',
-        ComponentVersionCurrencies: [
-          { CurrencyCode: 'ZAR', ComponentBracketPrices: [{ Price: 0.5, QtyFrom: 1, QtyTill: null }] },
-        ],
-      },
-    });
+    const sms = await smsComponent(shop);
     const plan = await createPlan(shop, { chargePrice: 100, currency: 'ZAR' });
     await advance('2025-04-01');
     const sub = await subscribe(shop, customer, plan, { componentUsage: [{ componentID: sms.componentID }] });

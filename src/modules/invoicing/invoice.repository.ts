@@ -331,10 +331,7 @@ export async function deleteDraft(db: Db, accountId: number, invoiceId: number):
   return result.numDeletedRows > 0n;
 }
 
-/**
- * Cancels an issued invoice that no money is allocated to, in one conditional statement, so a payment allocated
- * concurrently either lands first (and the cancel is refused) or finds the invoice cancelled.
- */
+/** Cancels an issued invoice no money is allocated to, in one statement: a concurrent payment lands first or not at all. */
 export async function cancelIssuedInvoice(
   db: Db,
   accountId: number,
