@@ -65,7 +65,7 @@ module.exports = {
     {
       name: 'outside-through-index',
       comment:
-        "Code outside the modules (engine, read models, composition, benchmarks, tests) uses a module's " +
+        "Code outside the modules (engine, read models, flows, composition, benchmarks, tests) uses a module's " +
         'index.ts only; the composition root (src/app.ts) alone registers routes files.',
       severity: 'error',
       from: { path: '^(src|bench|test)/', pathNot: ['^src/modules/', '^src/app[.]ts$', TABLES_ASSEMBLY] },
@@ -102,10 +102,23 @@ module.exports = {
       to: { path: '^src/readModels/' },
     },
     {
-      name: 'modules-below-engine',
-      comment: 'Modules and read models do not know the billing engine or the composition root.',
+      name: 'flows-only-from-above',
+      comment:
+        "Flows (src/flows) call several modules' index.ts in order, in one transaction, so they sit above all of " +
+        "them, beside the read models: only HTTP routes, the portal's pages and the layers above (the engine, the " +
+        "composition root, benchmarks, tests) use them, never a module's service nor a read model.",
       severity: 'error',
-      from: { path: '^src/(modules|readModels)/' },
+      from: {
+        path: '^src/(modules|readModels)/',
+        pathNot: ['[.]routes[.]ts$', '[.]pages[.]ts$', '^src/modules/portal/[^/]+Page[.]ts$'],
+      },
+      to: { path: '^src/flows/' },
+    },
+    {
+      name: 'modules-below-engine',
+      comment: 'Modules, read models and flows do not know the billing engine or the composition root.',
+      severity: 'error',
+      from: { path: '^src/(modules|readModels|flows)/' },
       to: { path: ['^src/billing/', COMPOSITION] },
     },
     {
@@ -120,7 +133,7 @@ module.exports = {
       comment: 'Context, errors, clock, storage, security and HTTP plumbing know no module.',
       severity: 'error',
       from: { path: FOUNDATION, pathNot: TABLES_ASSEMBLY },
-      to: { path: ['^src/(modules|readModels|billing)/', COMPOSITION] },
+      to: { path: ['^src/(modules|readModels|flows|billing)/', COMPOSITION] },
     },
     {
       name: 'tables-assembled-by-storage',
@@ -129,7 +142,7 @@ module.exports = {
         'in a module (docs/architecture.md, "Tables and their owners").',
       severity: 'error',
       from: { path: TABLES_ASSEMBLY },
-      to: { path: ['^src/(modules|readModels|billing)/', COMPOSITION], pathNot: MODULE_TABLES },
+      to: { path: ['^src/(modules|readModels|flows|billing)/', COMPOSITION], pathNot: MODULE_TABLES },
     },
     {
       name: 'tables-declare-only',

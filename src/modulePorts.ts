@@ -13,10 +13,6 @@ import {
   INVOICE_EVENT_TYPES,
   INVOICE_PDF_ATTACHMENT,
   RECURRING_INVOICE_EVENT_TYPES,
-  countInvoicesOfCustomer,
-  countInvoicesUsingPaymentMethod,
-  countRecurringInvoicesOfCustomer,
-  countRecurringInvoicesUsingPaymentMethod,
   renderInvoicePdfAttachment,
 } from './modules/invoicing/index.ts';
 import {
@@ -26,18 +22,12 @@ import {
   TAX_CREDIT_NOTE_EVENT_TYPES,
   TAX_CREDIT_NOTE_PDF_ATTACHMENT,
   renderTaxCreditNotePdfAttachment,
-  hasMoneyRecords,
 } from './modules/ledger/index.ts';
 import { EMANDATE_EVENT_TYPES } from './modules/mandates/index.ts';
-import {
-  PAYMENT_METHOD_EVENT_TYPES,
-  deletePaymentMethodsOfCustomer,
-  invalidatePaymentMethod,
-} from './modules/paymentMethods/index.ts';
+import { PAYMENT_METHOD_EVENT_TYPES, invalidatePaymentMethod } from './modules/paymentMethods/index.ts';
 import {
   COLLECTION_EVENT_TYPES,
   invoicesBeingCollected,
-  openCollectionAttempts,
   retryWithNewPrimary,
 } from './modules/collections/index.ts';
 import {
@@ -46,7 +36,6 @@ import {
   resumePaidSubscriptions,
   countLiveSubscriptionsByPackageVersion,
   countSubscriptionsByPackageVersion,
-  countSubscriptionsOfCustomer,
   countSubscriptionsWithComponent,
   subscriptionCustomers,
 } from './modules/subscriptions/index.ts';
@@ -85,22 +74,10 @@ export function modulePorts(): Ports {
       liveSubscriptionsByPackageVersion: countLiveSubscriptionsByPackageVersion,
       subscriptionsWithComponent: countSubscriptionsWithComponent,
     },
-    customers: {
-      invoices: countInvoicesOfCustomer,
-      subscriptions: countSubscriptionsOfCustomer,
-      recurringInvoices: countRecurringInvoicesOfCustomer,
-      moneyRecords: hasMoneyRecords,
-      deleteDetails: deletePaymentMethodsOfCustomer,
-    },
     // Usage events may name a subscription, which must be their customer's.
     usage: { subscriptionCustomers },
-    paymentMethods: {
-      invoices: countInvoicesUsingPaymentMethod,
-      recurringInvoices: countRecurringInvoicesUsingPaymentMethod,
-      openCollectionAttempts,
-      // A customer's new primary card retries its failed card invoices.
-      newPrimary: retryWithNewPrimary,
-    },
+    // A customer's new primary card retries its failed card invoices.
+    paymentMethods: { newPrimary: retryWithNewPrimary },
     // A cancelled eMandate's bank account is no longer valid for collection (docs/spec-decisions.md, "Cancelling an
     // eMandate").
     mandates: { cancelled: invalidatePaymentMethod },

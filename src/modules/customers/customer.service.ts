@@ -5,7 +5,7 @@ import type { ServiceContext } from '../../context.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import type { Page } from '../../core/paging.ts';
-import { isForeignKeyViolation, isUniqueViolation } from '../../storage/database.ts';
+import { isUniqueViolation } from '../../storage/database.ts';
 import * as repo from './customer.repository.ts';
 import type { CustomerOfRow, FigureValues } from './customer.repository.ts';
 import type { AliasableExpression } from 'kysely';
@@ -292,67 +292,95 @@ export async function setCustomerSuspended(
 }
 
 /**
- * Deletes a customer with its contacts, notes, custom field values and payment methods. A customer with invoices cannot be deleted
- * (409; archive it instead): its invoices are the account's records. Nor one with subscriptions (409
- * `customer_has_subscriptions`), nor one with payments, credit notes or adjustments (409 `customer_has_payments`).
- * Those records belong to higher modules, which answer through `ctx.ports.customers`.
+ * What higher modules keep of a customer (invoicing, subscriptions, the ledger), counted by the flow that deletes it
+ * in the deleting transaction (src/flows/deleteCustomer.ts): this module sits below them and cannot ask.
  */
-export async function deleteCustomer(ctx: ServiceContext, customerId: number): Promise<void> {
-  const uses = ctx.ports.customers;
-  const hasInvoices = async () => (await uses.invoices(ctx, customerId)) > 0;
-  const refused = () =>
-    new ConflictError('customer_has_invoices', `Customer ${customerId} has invoices; archive it instead`);
-  if (await hasInvoices()) throw refused();
+export interface CustomerRecords {
+  invoices: number;
+  /** Ended ones included. */
+  subscriptions: number;
+  recurringInvoices: number;
+  /** Payments, credit notes or adjustments. */
+  moneyRecords: boolean;
+}
+
+/** What a customer's deletion announces, snapshotted before anything of it goes. */
+export interface CustomerDeletion {
+  customerId: number;
+  before: Snapshot;
+  details: Snapshot[];
+}
+
+function customerHasInvoices(customerId: number): ConflictError {
+  return new ConflictError(
+    'customer_has_invoices',
+    `Customer ${customerId} has invoices; archive it instead`,
+  );
+}
+
+/**
+ * The first step of deleting a customer, in the deleting transaction: refused when records of higher modules keep
+ * it, in this order. One with invoices cannot be deleted (409; archive it instead): its invoices are the account's
+ * records. Nor one with subscriptions (409 `customer_has_subscriptions`), recurring invoices, or payments, credit
+ * notes or adjustments (409 `customer_has_payments`). Then the snapshots its events carry, taken before anything of
+ * it goes (its payment methods go next, in the flow).
+ */
+export async function startCustomerDeletion(
+  ctx: ServiceContext,
+  customerId: number,
+  records: CustomerRecords,
+): Promise<CustomerDeletion> {
+  if (records.invoices > 0) throw customerHasInvoices(customerId);
   // Subscriptions, ended ones included, are records of what the customer was billed for, as invoices are.
-  const subscriptions = await uses.subscriptions(ctx, customerId);
-  if (subscriptions > 0) {
+  if (records.subscriptions > 0) {
     throw new ConflictError(
       'customer_has_subscriptions',
-      `Customer ${customerId} has ${subscriptions} subscription(s); archive it instead`,
+      `Customer ${customerId} has ${records.subscriptions} subscription(s); archive it instead`,
     );
   }
-  if ((await uses.recurringInvoices(ctx, customerId)) > 0) {
+  if (records.recurringInvoices > 0) {
     throw new ConflictError(
       'customer_has_recurring_invoices',
       `Customer ${customerId} has recurring invoices; archive it instead`,
     );
   }
-  if (await uses.moneyRecords(ctx, customerId)) {
+  if (records.moneyRecords) {
     throw new ConflictError(
       'customer_has_payments',
       `Customer ${customerId} has payments, credit notes or adjustments; archive it instead`,
     );
   }
-  let deleted: boolean;
-  try {
-    // Its stored payment methods go with it: they are its details, like its contacts (even the primary one,
-    // which alone could never be deleted).
-    deleted = await ctx.db.transaction().execute(async (trx) => {
-      const tctx = inTransaction(ctx, trx);
-      const before = await snapshotResource(tctx, customerRef(customerId));
-      const details = await detailSnapshots(tctx, customerId);
-      await uses.deleteDetails(tctx, customerId);
-      const gone = await repo.deleteCustomer(trx, ctx.account.id, customerId);
-      if (gone) {
-        // Its contacts and notes go with it: each announces its own deletion, as when deleted one by one.
-        await emitEvents(tctx, [
-          ...details.map((snapshot) => ({
-            type: `${snapshot.ref.type}.deleted`,
-            ref: snapshot.ref,
-            before: snapshot,
-          })),
-          { type: 'customer.deleted', ref: customerRef(customerId), before },
-        ]);
-      }
-      return gone;
-    });
-  } catch (error) {
-    // A record made between the checks and the delete (an invoice, a payment): its foreign key refuses the delete.
-    if (!isForeignKeyViolation(error)) throw error;
-    if (await hasInvoices()) throw refused();
-    throw new ConflictError('customer_in_use', `Customer ${customerId} has records; archive it instead`);
+  const before = await snapshotResource(ctx, customerRef(customerId));
+  return { customerId, before, details: await detailSnapshots(ctx, customerId) };
+}
+
+/**
+ * The last step: deletes the customer with its contacts, notes and custom field values, each announcing its own
+ * deletion as when deleted one by one; 404 when the account has no such customer. It checks nothing: the flow
+ * started the deletion with startCustomerDeletion in the same transaction.
+ */
+export async function deleteCustomerRecord(ctx: ServiceContext, deletion: CustomerDeletion): Promise<void> {
+  const { customerId, before, details } = deletion;
+  if (!(await repo.deleteCustomer(ctx.db, ctx.account.id, customerId))) {
+    throw new NotFoundError('Customer', customerId);
   }
-  if (!deleted) throw new NotFoundError('Customer', customerId);
+  await emitEvents(ctx, [
+    ...details.map((snapshot) => ({
+      type: `${snapshot.ref.type}.deleted`,
+      ref: snapshot.ref,
+      before: snapshot,
+    })),
+    { type: 'customer.deleted', ref: customerRef(customerId), before },
+  ]);
+}
+
+/**
+ * A customer's delete that a foreign key refused: a record made between the counts and the delete (an invoice, a
+ * payment). `invoices`: its invoices counted again, after the refused transaction.
+ */
+export function customerInUse(customerId: number, invoices: number): ConflictError {
+  if (invoices > 0) return customerHasInvoices(customerId);
+  return new ConflictError('customer_in_use', `Customer ${customerId} has records; archive it instead`);
 }
 
 async function detailSnapshots(ctx: ServiceContext, customerId: number): Promise<Snapshot[]> {

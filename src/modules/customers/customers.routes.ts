@@ -6,6 +6,7 @@ import {
   getCustomerWithFigures,
   withCustomerFigures,
 } from '../../readModels/customers.view.ts';
+import { deleteCustomer } from '../../flows/deleteCustomer.ts';
 import { currencyProblems } from '../catalogue/index.ts';
 import * as customers from './customer.service.ts';
 import * as customFields from './customField.service.ts';
@@ -182,7 +183,7 @@ export function registerCustomerRoutes(app: App): void {
       },
     },
     async (request, reply) => {
-      await customers.deleteCustomer(request.ctx, request.params.customerID);
+      await deleteCustomer(request.ctx, request.params.customerID);
       return reply.code(204).send(null);
     },
   );

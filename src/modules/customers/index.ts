@@ -3,8 +3,10 @@ export type { Contact, Customer, CustomerStatus, Note } from './customer.ts';
 export type {
   BillingProfile,
   CustomerFigure,
+  CustomerDeletion,
   CustomerFigures,
   CustomerOfRow,
+  CustomerRecords,
   CustomerInput,
   CustomerWithFigures,
 } from './customer.service.ts';
@@ -15,6 +17,8 @@ export {
   createCustomer,
   customerReadModel,
   customersByIds,
+  customerInUse,
+  deleteCustomerRecord,
   editCustomer,
   getCustomer,
   listStatementCustomers,
@@ -22,6 +26,7 @@ export {
   lockCustomersForMoney,
   moveStatementDate,
   setCustomerSuspended,
+  startCustomerDeletion,
 } from './customer.service.ts';
 /** The customers' state other modules join in their own statements (docs/architecture.md, "Tables and their owners"). */
 export { customerStates } from './customerStates.ts';
@@ -40,7 +45,6 @@ export {
   rehashContactPassword,
   setContactPassword,
 } from './contactCredentials.service.ts';
-export type { CustomerUses } from './ports.ts';
 /** Wire pieces other modules embed: an invoice carries its customer. */
 export { CustomerOut } from './customers.schemas.ts';
 /** The API's limits on a customer's fields, which the portal's billing details keep too. */

@@ -229,12 +229,27 @@ export async function setPrimaryPaymentMethod(ctx: ServiceContext, paymentMethod
 }
 
 /**
- * DELETE /v1/paymentmethods/{id}. Spec, Limits: a primary payment method cannot be deleted (409; make another one
- * primary first). Nor one that an invoice or recurring invoice names as its customerPaymentMethodID, that a
- * payment was made with, or that a charge still waiting for its answer was made with (409 `payment_method_in_use`):
- * those records keep pointing at it.
+ * What higher modules keep that names a payment method (invoicing, collections), counted by the flow that deletes
+ * it in the deleting transaction (src/flows/deletePaymentMethod.ts): this module sits below them and cannot ask.
  */
-export async function deletePaymentMethod(ctx: ServiceContext, paymentMethodId: number): Promise<void> {
+export interface PaymentMethodRecords {
+  invoices: number;
+  recurringInvoices: number;
+  /** Charges of it still waiting for the gateway's answer: their payment will name it. */
+  openCollectionAttempts: number;
+}
+
+/**
+ * Deletes a payment method, in the caller's transaction, given what higher modules keep that names it. Spec,
+ * Limits: a primary payment method cannot be deleted (409; make another one primary first). Nor one that an
+ * invoice or recurring invoice names as its customerPaymentMethodID, that a payment was made with, or that a charge
+ * still waiting for its answer was made with (409 `payment_method_in_use`): those records keep pointing at it.
+ */
+export async function deletePaymentMethodRecord(
+  ctx: ServiceContext,
+  paymentMethodId: number,
+  records: PaymentMethodRecords,
+): Promise<void> {
   const current = await repo.findPaymentMethod(ctx.db, ctx.account.id, paymentMethodId);
   if (!current) throw new NotFoundError('Payment method', paymentMethodId);
   const isPrimary = () =>
@@ -245,11 +260,9 @@ export async function deletePaymentMethod(ctx: ServiceContext, paymentMethodId: 
   if (current.isPrimary) throw isPrimary();
   const inUse = (what: string) =>
     new ConflictError('payment_method_in_use', `Payment method ${paymentMethodId} is used by ${what}`);
-  const invoices = await ctx.ports.paymentMethods.invoices(ctx, paymentMethodId);
-  if (invoices > 0) throw inUse(`${invoices} invoice(s)`);
-  const recurring = await ctx.ports.paymentMethods.recurringInvoices(ctx, paymentMethodId);
-  if (recurring > 0) throw inUse(`${recurring} recurring invoice(s)`);
-  const charges = await ctx.ports.paymentMethods.openCollectionAttempts(ctx, paymentMethodId);
+  if (records.invoices > 0) throw inUse(`${records.invoices} invoice(s)`);
+  if (records.recurringInvoices > 0) throw inUse(`${records.recurringInvoices} recurring invoice(s)`);
+  const charges = records.openCollectionAttempts;
   if (charges > 0) throw inUse(`${charges} charge(s) still waiting for the gateway's answer`);
   let deleted: boolean;
   try {
@@ -263,7 +276,8 @@ export async function deletePaymentMethod(ctx: ServiceContext, paymentMethodId: 
       return true;
     });
   } catch (error) {
-    // Payments refer to their method by a foreign key: the database refuses the delete.
+    // Payments refer to their method by a foreign key: the database refuses the delete (and the caller's
+    // transaction, which this refusal rolls back).
     if (isForeignKeyViolation(error)) throw inUse('payments');
     throw error;
   }

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/types.ts';
 import { NoContent, PagingQuery, pageOf } from '../../http/schemas.ts';
+import { deletePaymentMethod } from '../../flows/deletePaymentMethod.ts';
 import * as bankAccounts from './bankAccount.service.ts';
 import { validateBankAccount } from './bankAccountValidation.service.ts';
 import * as cards from './card.service.ts';
@@ -184,7 +185,7 @@ export function registerPaymentMethodsRoutes(app: App): void {
       },
     },
     async (request, reply) => {
-      await paymentMethods.deletePaymentMethod(request.ctx, request.params.paymentMethodID);
+      await deletePaymentMethod(request.ctx, request.params.paymentMethodID);
       return reply.code(204).send(null);
     },
   );

@@ -1,18 +1,6 @@
 import type { ServiceContext } from '../../context.ts';
 import type { PaymentMethodKind } from '../gateways/index.ts';
 
-/**
- * What higher modules keep that names a payment method, asked before it is deleted. Invoicing and collections sit
- * above this module, so they answer through this port (`ctx.ports.paymentMethods`, filled by src/modulePorts.ts).
- * Payments refer to their method by a foreign key, which refuses the delete on its own.
- */
-export interface PaymentMethodUses {
-  invoices(ctx: ServiceContext, paymentMethodId: number): Promise<number>;
-  recurringInvoices(ctx: ServiceContext, paymentMethodId: number): Promise<number>;
-  /** Charges of it still waiting for the gateway's answer: their payment will name it. */
-  openCollectionAttempts(ctx: ServiceContext, paymentMethodId: number): Promise<number>;
-}
-
 /** A method that became its customer's primary (added as primary, or set primary). */
 export interface NewPrimaryMethod {
   customerId: number;
@@ -28,7 +16,12 @@ export interface NewPrimaryMethod {
  */
 export type NewPrimaryListener = (ctx: ServiceContext, method: NewPrimaryMethod) => Promise<void>;
 
-export interface PaymentMethodPorts extends PaymentMethodUses {
+/**
+ * What payment methods ask of collections, above them, at their own moment (`ctx.ports.paymentMethods`, filled by
+ * src/modulePorts.ts). Whether a method may be deleted is no port: the flow that deletes it counts what names it
+ * (src/flows/deletePaymentMethod.ts).
+ */
+export interface PaymentMethodPorts {
   newPrimary: NewPrimaryListener;
 }
 

@@ -1,4 +1,5 @@
 import { DomainError } from '../../errors.ts';
+import { deletePaymentMethod } from '../../flows/deletePaymentMethod.ts';
 import { getCustomer } from '../customers/index.ts';
 import { asksForConfirmation, takesDebitOrders } from '../collections/index.ts';
 import { capturesCards, findPrimaryGateway } from '../gateways/index.ts';
@@ -8,12 +9,7 @@ import {
   mandatePdfFilename,
   renderMandatePdf,
 } from '../mandates/index.ts';
-import {
-  deletePaymentMethod,
-  getPaymentMethod,
-  listPaymentMethods,
-  setPrimaryPaymentMethod,
-} from '../paymentMethods/index.ts';
+import { getPaymentMethod, listPaymentMethods, setPrimaryPaymentMethod } from '../paymentMethods/index.ts';
 import type { PaymentMethod } from '../paymentMethods/index.ts';
 import type { FormFields, SignedInPage } from './portalHttp.ts';
 import { ownedBySession } from './signedInCustomer.ts';
