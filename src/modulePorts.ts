@@ -7,7 +7,7 @@ import { RETENTION_EVENT_TYPES } from './modules/retention/index.ts';
 import { ACCOUNT_EVENT_TYPES } from './modules/auth/index.ts';
 import { BATCH_EVENT_TYPES, debitDatesOfPayments } from './modules/batches/index.ts';
 import { CATALOGUE_EVENT_TYPES } from './modules/catalogue/index.ts';
-import { CUSTOMER_EVENT_TYPES, countCustomersWithCurrency } from './modules/customers/index.ts';
+import { CUSTOMER_EVENT_TYPES } from './modules/customers/index.ts';
 import { GATEWAY_EVENT_TYPES } from './modules/gateways/index.ts';
 import {
   INVOICE_EVENT_TYPES,
@@ -34,10 +34,6 @@ import {
   SUBSCRIPTION_EVENT_TYPES,
   activatePaidSubscriptions,
   resumePaidSubscriptions,
-  countLiveSubscriptionsByPackageVersion,
-  countSubscriptionsByPackageVersion,
-  countSubscriptionsWithComponent,
-  subscriptionCustomers,
 } from './modules/subscriptions/index.ts';
 import {
   CREDIT_EVENT_TYPES,
@@ -68,14 +64,6 @@ import { pendingDebitsToInvoices } from './readModels/pendingDebits.view.ts';
  */
 export function modulePorts(): Ports {
   return {
-    catalogue: {
-      customersWithCurrency: countCustomersWithCurrency,
-      subscriptionsByPackageVersion: countSubscriptionsByPackageVersion,
-      liveSubscriptionsByPackageVersion: countLiveSubscriptionsByPackageVersion,
-      subscriptionsWithComponent: countSubscriptionsWithComponent,
-    },
-    // Usage events may name a subscription, which must be their customer's.
-    usage: { subscriptionCustomers },
     // A customer's new primary card retries its failed card invoices.
     paymentMethods: { newPrimary: retryWithNewPrimary },
     // A cancelled eMandate's bank account is no longer valid for collection (docs/spec-decisions.md, "Cancelling an

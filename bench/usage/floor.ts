@@ -11,7 +11,6 @@ import { CONNECTIONS, SECONDS } from '../harness.ts';
 import type { Service } from '../harness.ts';
 import { METRIC } from './population.ts';
 import { REGIONS } from './wire.ts';
-import { modulePorts } from '../../src/modulePorts.ts';
 
 const BATCH = 100;
 
@@ -149,7 +148,8 @@ export async function measureModule(db: Db, service: Service, customerIds: numbe
         properties: { tokens: (i % 9) + 1, region: REGIONS[i % 3] },
       };
     });
-    const outcomes = await recordUsageEvents(db, account, now, batch, modulePorts());
+    // No event names a subscription: none to read with its customer (src/flows/recordUsage.ts).
+    const outcomes = await recordUsageEvents(db, account, now, batch, new Map());
     if (outcomes.some((o) => o.status !== 'accepted'))
       throw new BenchError(
         `recordUsageEvents refused: ${JSON.stringify(outcomes.find((o) => o.status !== 'accepted'))}`,

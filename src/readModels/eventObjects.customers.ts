@@ -12,9 +12,7 @@ import {
   toBillableMetricDto,
   toComponentDto,
   toComponentVersionDto,
-  toPackageDto,
   toPackageGroupDto,
-  toPackageVersionDto,
   toTaxSettingDto,
 } from '../modules/catalogue/index.ts';
 import type { Customer } from '../modules/customers/index.ts';
@@ -33,6 +31,7 @@ import type { EventObjectRenderer } from '../modules/events/index.ts';
 import { gatewaysByIds, toGatewayDto } from '../modules/gateways/index.ts';
 import { withCustomerFigures } from './customers.view.ts';
 import { numericRenderer } from './eventObjectRenderer.ts';
+import { packageVersionsOut, packagesOut } from './packages.view.ts';
 
 /**
  * A customer as GET /v1/customers/{id} returns it, with its `CustomFields` as GET /v1/customers/with_customfields
@@ -68,10 +67,8 @@ export const customersEventObjects: Record<string, EventObjectRenderer> = {
   customer_contact: numericRenderer(contactsByIds, (_ctx, contacts) => contacts.map(toContactDto)),
   customer_note: numericRenderer(notesByIds, (_ctx, notes) => notes.map(toNoteDto)),
   custom_field: numericRenderer(customFieldsByIds, (_ctx, fields) => fields.map(toCustomFieldDto)),
-  package: numericRenderer(packagesByIds, (_ctx, packages) => packages.map(toPackageDto)),
-  package_version: numericRenderer(packageVersionsByIds, (_ctx, versions) =>
-    versions.map(toPackageVersionDto),
-  ),
+  package: numericRenderer(packagesByIds, packagesOut),
+  package_version: numericRenderer(packageVersionsByIds, packageVersionsOut),
   package_group: numericRenderer(packageGroupsByIds, (_ctx, groups) => groups.map(toPackageGroupDto)),
   component: numericRenderer(componentsByIds, (_ctx, components) => components.map(toComponentDto)),
   component_version: numericRenderer(componentVersionsByIds, (_ctx, versions) =>

@@ -3,8 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ok } from '../helpers/billing.ts';
 import { startAnotherInstance } from '../helpers/service.ts';
 import type { ApiResponse } from '../helpers/service.ts';
-import { recordUsageEvents } from '../../src/modules/usage/index.ts';
-import { usageAccount } from '../usage/usage.fixtures.ts';
+import { recordEvents, usageAccount } from '../usage/usage.fixtures.ts';
 import {
   createFeature,
   customerOnPlan,
@@ -15,7 +14,6 @@ import {
   t,
   useEntitlementService,
 } from './entitlements.fixtures.ts';
-import { modulePorts } from '../../src/modulePorts.ts';
 
 useEntitlementService();
 
@@ -67,22 +65,16 @@ describe('check-and-record', () => {
 
   it("counts the customer's usage events that name no subscription in the used amount", async () => {
     const { customerId, path, consume } = await limitedCustomer(10);
-    const [outcome] = await recordUsageEvents(
-      t.service.storage.db,
-      usageAccount(t.accountId),
-      new Date(),
-      [
-        {
-          transactionId: nextCode('ext'),
-          customerId,
-          subscriptionId: null,
-          code: 'api_calls',
-          timestamp: new Date().toISOString(),
-          properties: { units: 6 },
-        },
-      ],
-      modulePorts(),
-    );
+    const [outcome] = await recordEvents(t.service.storage.db, usageAccount(t.accountId), new Date(), [
+      {
+        transactionId: nextCode('ext'),
+        customerId,
+        subscriptionId: null,
+        code: 'api_calls',
+        timestamp: new Date().toISOString(),
+        properties: { units: 6 },
+      },
+    ]);
     expect(outcome?.status).toBe('accepted');
     expect(await ok(t, 'GET', path)).toMatchObject({ Used: '6', Remaining: '4' });
     const over = await refused('POST', consume, { Quantity: 5, transaction_id: nextCode('tx') }, 409);

@@ -1,6 +1,8 @@
 import type { BillableMetric, MetricAggregation, MetricFilter } from '../../src/modules/catalogue/index.ts';
 import { metricsByCodes } from '../../src/modules/catalogue/index.ts';
-import type { UsageAccount } from '../../src/modules/usage/index.ts';
+import { subscriptionCustomers } from '../../src/modules/subscriptions/index.ts';
+import { recordUsageEvents } from '../../src/modules/usage/index.ts';
+import type { UsageAccount, UsageEventInput, UsageEventOutcome } from '../../src/modules/usage/index.ts';
 import type { Db } from '../../src/storage/database.ts';
 
 /**
@@ -37,3 +39,17 @@ export const usageAccount = (id: number, usageGraceHours = 72, timeZone = 'UTC')
   timeZone,
   usageGraceHours,
 });
+
+/**
+ * Usage's recording as the flow calls it (src/flows/recordUsage.ts): the subscriptions the events name read with
+ * their customers first, in the service's own query, then handed to recordUsageEvents.
+ */
+export async function recordEvents(
+  db: Db,
+  account: UsageAccount,
+  now: Date | string,
+  events: readonly UsageEventInput[],
+): Promise<UsageEventOutcome[]> {
+  const named = events.flatMap((e) => (e.subscriptionId === null ? [] : [e.subscriptionId]));
+  return recordUsageEvents(db, account, now, events, await subscriptionCustomers(db, account.id, named));
+}

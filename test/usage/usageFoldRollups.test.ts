@@ -1,13 +1,11 @@
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { recordUsageEvents } from '../../src/modules/usage/index.ts';
 import type { UsageEventInput, UsageEventOutcome } from '../../src/modules/usage/index.ts';
 import { isPostgres } from '../../src/storage/columns.ts';
 import type { Db } from '../../src/storage/database.ts';
 import { createCustomer } from '../helpers/billing.ts';
 import { useTestService } from '../helpers/testService.ts';
-import { defineMetric, usageAccount } from './usage.fixtures.ts';
-import { modulePorts } from '../../src/modulePorts.ts';
+import { defineMetric, recordEvents, usageAccount } from './usage.fixtures.ts';
 
 // What one fold leaves in the rollups, figure by figure (docs/design/usage.md, "Speed (bench:usage)"): the latest by
 // time then by id, weighted_sum at the whole second, unique values once an hour, events the metric's filters leave
@@ -73,20 +71,14 @@ describe("one fold's rollups", () => {
     const weighted = await defineMetric(db, accountId, 'storage', 'weighted_sum', { property: 'n' });
     const event = eventOf(customerId);
     // Claimed in transaction-id order, so within the fold l-a's id is below l-b's and w-a's below w-b's.
-    const outcomes = await recordUsageEvents(
-      db,
-      usageAccount(accountId),
-      NOW,
-      [
-        event('l-c', 'seats', '2026-11-20T10:10:00.000Z', { n: 9 }),
-        event('l-b', 'seats', '2026-11-20T10:15:00.000Z', { n: 5 }),
-        event('l-a', 'seats', '2026-11-20T10:15:00.000Z', { n: 7 }),
-        event('w-b', 'storage', '2026-11-20T10:30:00.100Z', { n: 3 }),
-        event('w-a', 'storage', '2026-11-20T10:30:00.900Z', { n: 2 }),
-        event('w-c', 'storage', '2026-11-20T10:59:59.999Z', { n: 1 }),
-      ],
-      modulePorts(),
-    );
+    const outcomes = await recordEvents(db, usageAccount(accountId), NOW, [
+      event('l-c', 'seats', '2026-11-20T10:10:00.000Z', { n: 9 }),
+      event('l-b', 'seats', '2026-11-20T10:15:00.000Z', { n: 5 }),
+      event('l-a', 'seats', '2026-11-20T10:15:00.000Z', { n: 7 }),
+      event('w-b', 'storage', '2026-11-20T10:30:00.100Z', { n: 3 }),
+      event('w-a', 'storage', '2026-11-20T10:30:00.900Z', { n: 2 }),
+      event('w-c', 'storage', '2026-11-20T10:59:59.999Z', { n: 1 }),
+    ]);
     const [, lb, la, wb, wa, wc] = outcomes.map(idOf);
     expect(la!).toBeLessThan(lb!);
     expect(wa!).toBeLessThan(wb!);
@@ -126,13 +118,9 @@ describe("one fold's rollups", () => {
 
     // A second fold of the same hour: w-d ties with w-c at 10:59:59 (floored from .500) and has the higher id.
     const [wd] = (
-      await recordUsageEvents(
-        db,
-        usageAccount(accountId),
-        NOW,
-        [event('w-d', 'storage', '2026-11-20T10:59:59.500Z', { n: 4 })],
-        modulePorts(),
-      )
+      await recordEvents(db, usageAccount(accountId), NOW, [
+        event('w-d', 'storage', '2026-11-20T10:59:59.500Z', { n: 4 }),
+      ])
     ).map(idOf);
     // 125 990 000 + 40 000 × 3 599 = 125 990 000 + 143 960 000 = 269 950 000.
     expect(await rollupsOf(accountId, weighted.id)).toMatchObject([
@@ -157,21 +145,15 @@ describe("one fold's rollups", () => {
       groupBy: 'zone',
     });
     const event = eventOf(customerId);
-    const outcomes = await recordUsageEvents(
-      db,
-      usageAccount(accountId),
-      NOW,
-      [
-        event('u1', 'users', '2026-11-20T09:05:00.000Z', { user: 'ann' }),
-        event('u2', 'users', '2026-11-20T09:25:00.000Z', { user: 'bob' }),
-        event('u3', 'users', '2026-11-20T09:45:00.000Z', { user: 'ann' }),
-        event('u4', 'users', '2026-11-20T10:05:00.000Z', { user: 'ann' }),
-        event('c1', 'eu_calls', '2026-11-20T09:10:00.000Z', { n: 4, region: 'eu', zone: 'z1' }),
-        event('c2', 'eu_calls', '2026-11-20T09:20:00.000Z', { n: 6, region: 'us', zone: 'z1' }),
-        event('c3', 'eu_calls', '2026-11-20T09:30:00.000Z', { n: 1, region: 'eu', zone: 'z2' }),
-      ],
-      modulePorts(),
-    );
+    const outcomes = await recordEvents(db, usageAccount(accountId), NOW, [
+      event('u1', 'users', '2026-11-20T09:05:00.000Z', { user: 'ann' }),
+      event('u2', 'users', '2026-11-20T09:25:00.000Z', { user: 'bob' }),
+      event('u3', 'users', '2026-11-20T09:45:00.000Z', { user: 'ann' }),
+      event('u4', 'users', '2026-11-20T10:05:00.000Z', { user: 'ann' }),
+      event('c1', 'eu_calls', '2026-11-20T09:10:00.000Z', { n: 4, region: 'eu', zone: 'z1' }),
+      event('c2', 'eu_calls', '2026-11-20T09:20:00.000Z', { n: 6, region: 'us', zone: 'z1' }),
+      event('c3', 'eu_calls', '2026-11-20T09:30:00.000Z', { n: 1, region: 'eu', zone: 'z2' }),
+    ]);
     expect(outcomes.map((o) => o.status)).toEqual(Array(7).fill('accepted'));
 
     const uniques = await db
@@ -218,13 +200,9 @@ describe("one fold's rollups", () => {
       // NOTE: PostgreSQL truncates a timestamptz to the hour in the session's zone unless told which: at 5:30 ahead
       // of UTC, 10:45Z is 16:15 there, whose hour would be 10:30Z. SQLite has no session zone.
       if (isPostgres(trx)) await sql`set local time zone 'Asia/Kolkata'`.execute(trx);
-      await recordUsageEvents(
-        trx,
-        usageAccount(accountId),
-        NOW,
-        [event('k1', 'calls', '2026-11-20T10:45:00.000Z', {})],
-        modulePorts(),
-      );
+      await recordEvents(trx, usageAccount(accountId), NOW, [
+        event('k1', 'calls', '2026-11-20T10:45:00.000Z', {}),
+      ]);
     });
     expect((await rollupsOf(accountId, calls.id)).map((r) => [r.hour, r.event_count])).toEqual([
       ['2026-11-20T10:00:00.000Z', 1],

@@ -2,13 +2,8 @@ import type { KyselyPlugin } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceContext } from '../../src/context.ts';
 import { CustomerQueue } from '../../src/http/customerQueue.ts';
-import {
-  foldedEvents,
-  reconcileUsage,
-  sendInUsageTurn,
-  usageLanes,
-  WAITING_CALLS,
-} from '../../src/modules/usage/index.ts';
+import { sendInUsageTurn, WAITING_CALLS } from '../../src/flows/recordUsage.ts';
+import { foldedEvents, reconcileUsage, usageLanes } from '../../src/modules/usage/index.ts';
 import type { SentUsageEvent, UsageEventOutcome } from '../../src/modules/usage/index.ts';
 import { accountContext } from '../helpers/context.ts';
 import { createCustomer } from '../helpers/billing.ts';

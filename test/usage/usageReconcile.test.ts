@@ -6,7 +6,6 @@ import {
   quantityText,
   readEvent,
   reconcileUsage,
-  recordUsageEvents,
   rollUp,
   usageQuantities,
 } from '../../src/modules/usage/index.ts';
@@ -18,8 +17,7 @@ import { createCustomer } from '../helpers/billing.ts';
 import { runCli } from '../helpers/cli.ts';
 import { startAnotherInstance } from '../helpers/service.ts';
 import { useTestService } from '../helpers/testService.ts';
-import { defineMetric, usageAccount } from './usage.fixtures.ts';
-import { modulePorts } from '../../src/modulePorts.ts';
+import { defineMetric, recordEvents, usageAccount } from './usage.fixtures.ts';
 
 // Rollups kept by the insert equal what the raw events add up to, whatever is sent and re-sent; reconcile-usage
 // finds and fixes a rollup changed by hand; two instances sending the same events count each once.
@@ -115,9 +113,9 @@ describe('rollups and raw events', () => {
         const batches = Array.from({ length: Math.ceil(events.length / batchSize) }, (_, i) =>
           events.slice(i * batchSize, (i + 1) * batchSize),
         );
-        const outcomes: Awaited<ReturnType<typeof recordUsageEvents>> = [];
+        const outcomes: Awaited<ReturnType<typeof recordEvents>> = [];
         for (const batch of batches)
-          outcomes.push(...(await recordUsageEvents(db, usageAccount(accountId), NOW, batch, modulePorts())));
+          outcomes.push(...(await recordEvents(db, usageAccount(accountId), NOW, batch)));
         expect((await reconcileUsage(db, { accountId, fix: false })).differences).toEqual([]);
         const accepted = events.flatMap((e, i) => {
           const outcome = outcomes[i]!;
@@ -141,7 +139,7 @@ describe('rollups and raw events', () => {
           );
         const before = await quantities();
         expect(before).toEqual(metrics.map((metric) => fromRawEvents(metric, accepted, PERIOD)));
-        const again = await recordUsageEvents(db, usageAccount(accountId), NOW, batches[0]!, modulePorts());
+        const again = await recordEvents(db, usageAccount(accountId), NOW, batches[0]!);
         expect(again.every((o) => o.status === 'duplicate')).toBe(true);
         expect(await quantities()).toEqual(before);
         expect((await reconcileUsage(db, { accountId, fix: false })).differences).toEqual([]);
@@ -154,30 +152,24 @@ describe('rollups and raw events', () => {
 describe('billing reconcile-usage', () => {
   it('reports a rollup changed by hand, exits 1, and --fix writes it anew from the events', async () => {
     const { accountId, customerId } = await meteredAccount();
-    await recordUsageEvents(
-      db,
-      usageAccount(accountId),
-      NOW,
-      [
-        {
-          transactionId: 'r1',
-          customerId,
-          subscriptionId: null,
-          code: 'sum',
-          timestamp: '2026-11-20T10:10:00Z',
-          properties: { n: 2 },
-        },
-        {
-          transactionId: 'r2',
-          customerId,
-          subscriptionId: null,
-          code: 'sum',
-          timestamp: '2026-11-20T10:20:00Z',
-          properties: { n: 3 },
-        },
-      ],
-      modulePorts(),
-    );
+    await recordEvents(db, usageAccount(accountId), NOW, [
+      {
+        transactionId: 'r1',
+        customerId,
+        subscriptionId: null,
+        code: 'sum',
+        timestamp: '2026-11-20T10:10:00Z',
+        properties: { n: 2 },
+      },
+      {
+        transactionId: 'r2',
+        customerId,
+        subscriptionId: null,
+        code: 'sum',
+        timestamp: '2026-11-20T10:20:00Z',
+        properties: { n: 3 },
+      },
+    ]);
     await db
       .updateTable('usage_rollups')
       .set({ value_sum: 1n })
@@ -210,7 +202,7 @@ describe('reconcile-usage --fix while events are being sent', () => {
       timestamp: `2026-11-20T10:${String(minute).padStart(2, '0')}:00Z`,
       properties: { n },
     });
-    await recordUsageEvents(db, usageAccount(accountId), NOW, [event('w1', 2, 10)], modulePorts());
+    await recordEvents(db, usageAccount(accountId), NOW, [event('w1', 2, 10)]);
     await db
       .updateTable('usage_rollups')
       .set({ value_sum: 1n })
@@ -221,13 +213,7 @@ describe('reconcile-usage --fix while events are being sent', () => {
     // for it and write its events too. On SQLite the batch holds the database's write lock, so the fix runs after.
     let fixing: Promise<unknown> | undefined;
     await db.transaction().execute(async (trx) => {
-      await recordUsageEvents(
-        trx,
-        usageAccount(accountId),
-        NOW,
-        [event('w2', 3, 20), event('w3', 4, 30)],
-        modulePorts(),
-      );
+      await recordEvents(trx, usageAccount(accountId), NOW, [event('w2', 3, 20), event('w3', 4, 30)]);
       if (!isPostgres(db)) return;
       fixing = reconcileUsage(db, { accountId, fix: true });
       // The fix has read the events committed so far and waits on a lock the batch holds: commit then.

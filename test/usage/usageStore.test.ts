@@ -1,12 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { BillableMetric } from '../../src/modules/catalogue/index.ts';
-import { recordUsageEvents, usageQuantities } from '../../src/modules/usage/index.ts';
+import { usageQuantities } from '../../src/modules/usage/index.ts';
 import type { UsageEventInput } from '../../src/modules/usage/index.ts';
 import type { Db } from '../../src/storage/database.ts';
 import { createCustomer, createPlan, subscribe } from '../helpers/billing.ts';
 import { useTestService } from '../helpers/testService.ts';
-import { defineMetric, usageAccount } from './usage.fixtures.ts';
-import { modulePorts } from '../../src/modulePorts.ts';
+import { defineMetric, recordEvents, usageAccount } from './usage.fixtures.ts';
 
 // Recording events and reading a metric's quantity (docs/design/usage.md, "Storage: summed fast, exact"), on the
 // suite's database, against figures computed by hand.
@@ -72,8 +71,8 @@ describe('a metric over a table of events', () => {
     for (const code of metrics.keys()) {
       // Two batches, the second re-sending the first's last event: the insert decides duplicates either way.
       const events = tableFor(code, customerId);
-      await recordUsageEvents(db, usageAccount(t.accountId), NOW, events.slice(0, 4), modulePorts());
-      await recordUsageEvents(db, usageAccount(t.accountId), NOW, events.slice(3), modulePorts());
+      await recordEvents(db, usageAccount(t.accountId), NOW, events.slice(0, 4));
+      await recordEvents(db, usageAccount(t.accountId), NOW, events.slice(3));
     }
   });
 
@@ -134,25 +133,19 @@ describe('recording', () => {
     await defineMetric(db, t.accountId, 'rec-sum', 'sum', { property: 'n' });
     await defineMetric(db, t.accountId, 'rec-held', 'weighted_sum', { property: 'n' });
     const base = { customerId, subscriptionId: null, code: 'rec-sum', timestamp: NOW, properties: { n: 1 } };
-    const outcomes = await recordUsageEvents(
-      db,
-      usageAccount(t.accountId),
-      NOW,
-      [
-        { ...base, transactionId: 'r1' },
-        { ...base, transactionId: 'r1', properties: { n: 5 } },
-        { ...base, transactionId: 'r2', code: 'nope' },
-        { ...base, transactionId: 'r3', customerId: othersCustomer },
-        { ...base, transactionId: 'r4', timestamp: '2026-11-17T11:59:59Z' },
-        { ...base, transactionId: 'r5', timestamp: '2026-11-21T12:00:01Z' },
-        { ...base, transactionId: 'r6', properties: { n: 'x' } },
-        { ...base, transactionId: 'r7', code: 'rec-held', properties: { n: 1_000_001 } },
-        { ...base, transactionId: 'r8', timestamp: 'yesterday' },
-        { ...base, transactionId: 'r9', subscriptionId: 123_456 },
-        { ...base, transactionId: 'r10', timestamp: '2026-11-31T10:00:00Z' },
-      ],
-      modulePorts(),
-    );
+    const outcomes = await recordEvents(db, usageAccount(t.accountId), NOW, [
+      { ...base, transactionId: 'r1' },
+      { ...base, transactionId: 'r1', properties: { n: 5 } },
+      { ...base, transactionId: 'r2', code: 'nope' },
+      { ...base, transactionId: 'r3', customerId: othersCustomer },
+      { ...base, transactionId: 'r4', timestamp: '2026-11-17T11:59:59Z' },
+      { ...base, transactionId: 'r5', timestamp: '2026-11-21T12:00:01Z' },
+      { ...base, transactionId: 'r6', properties: { n: 'x' } },
+      { ...base, transactionId: 'r7', code: 'rec-held', properties: { n: 1_000_001 } },
+      { ...base, transactionId: 'r8', timestamp: 'yesterday' },
+      { ...base, transactionId: 'r9', subscriptionId: 123_456 },
+      { ...base, transactionId: 'r10', timestamp: '2026-11-31T10:00:00Z' },
+    ]);
     const first = outcomes[0]!;
     expect(first.status).toBe('accepted');
     expect(outcomes.slice(1)).toEqual([
@@ -176,16 +169,10 @@ describe('recording', () => {
       { status: 'refused', field: 'timestamp', detail: 'must be an ISO 8601 date-time' },
     ]);
     // Re-sent later, the first is a duplicate of itself and a refused one may now be accepted.
-    const again = await recordUsageEvents(
-      db,
-      usageAccount(t.accountId),
-      NOW,
-      [
-        { ...base, transactionId: 'r1' },
-        { ...base, transactionId: 'r6' },
-      ],
-      modulePorts(),
-    );
+    const again = await recordEvents(db, usageAccount(t.accountId), NOW, [
+      { ...base, transactionId: 'r1' },
+      { ...base, transactionId: 'r6' },
+    ]);
     expect(again[0]).toEqual(
       first.status === 'accepted' ? { status: 'duplicate', eventId: first.eventId } : null,
     );
@@ -205,13 +192,10 @@ describe('recording', () => {
       timestamp: '2026-11-20T10:00:00Z',
       properties: { n },
     });
-    const outcomes = await recordUsageEvents(
-      db,
-      usageAccount(t.accountId),
-      NOW,
-      [event('n1', subscription.subscriptionID, 7), event('n2', null, 5)],
-      modulePorts(),
-    );
+    const outcomes = await recordEvents(db, usageAccount(t.accountId), NOW, [
+      event('n1', subscription.subscriptionID, 7),
+      event('n2', null, 5),
+    ]);
     expect(outcomes.map((o) => o.status)).toEqual(['accepted', 'accepted']);
     const read = (subscriptionId: number, claimed: { from: number; to: number }[]) =>
       usageQuantities(db, t.accountId, {
@@ -241,7 +225,7 @@ describe('a period bounded by midnight in a zone 5:30 ahead of UTC', () => {
       '2026-11-20T00:29:00',
       '2026-11-20T23:59:00',
     ];
-    await recordUsageEvents(
+    await recordEvents(
       db,
       account,
       NOW,
@@ -253,7 +237,6 @@ describe('a period bounded by midnight in a zone 5:30 ahead of UTC', () => {
         timestamp,
         properties: {},
       })),
-      modulePorts(),
     );
     const day = { from: '2026-11-19T18:30:00.000Z', to: '2026-11-20T18:30:00.000Z' };
     const read = await usageQuantities(db, t.accountId, {
@@ -280,13 +263,7 @@ describe("an hour's total past 64 bits", () => {
       timestamp: '2026-11-20T10:30:00Z',
       properties: { n: 1_000_000_000 },
     });
-    await recordUsageEvents(
-      db,
-      usageAccount(t.accountId),
-      NOW,
-      [event('huge-1'), event('huge-2')],
-      modulePorts(),
-    );
+    await recordEvents(db, usageAccount(t.accountId), NOW, [event('huge-1'), event('huge-2')]);
     // Two events at the bound are 2·10^13 ten-thousandths; an hour would need 922,000 of them to pass 2^63 − 1, so
     // the stored total is moved near it by hand: 2^63 − 1 less 10^13 − 1 holds one more event's 10^13 no longer.
     const nearMax = 9_223_372_036_854_775_807n - 9_999_999_999_999n;
@@ -296,7 +273,7 @@ describe("an hour's total past 64 bits", () => {
       .where('account_id', '=', t.accountId)
       .where('metric_id', '=', metric.id)
       .execute();
-    const refused = recordUsageEvents(db, usageAccount(t.accountId), NOW, [event('huge-3')], modulePorts());
+    const refused = recordEvents(db, usageAccount(t.accountId), NOW, [event('huge-3')]);
     await expect(refused).rejects.toMatchObject({
       code: 'usage_total_too_large',
       fields: [{ field: 'properties', message: expect.any(String) }],

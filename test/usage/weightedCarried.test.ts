@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { recordUsageEvents, usageQuantities } from '../../src/modules/usage/index.ts';
+import { usageQuantities } from '../../src/modules/usage/index.ts';
 import { createCustomer } from '../helpers/billing.ts';
 import { useTestService } from '../helpers/testService.ts';
-import { defineMetric, usageAccount } from './usage.fixtures.ts';
-import { modulePorts } from '../../src/modulePorts.ts';
+import { defineMetric, recordEvents, usageAccount } from './usage.fixtures.ts';
 
 // weighted_sum's total carried into a period: the stored hours before it summed by the database, the partial hours
 // at the claims' and the period's edges from their raw events (docs/design/usage.md, "Storage: summed fast, exact").
@@ -23,19 +22,13 @@ describe('the total weighted_sum carries into a period', () => {
       timestamp,
       properties: { n },
     });
-    await recordUsageEvents(
-      db,
-      usageAccount(t.accountId),
-      '2026-11-20T03:00:00.000Z',
-      [
-        event('c1', '2026-11-17T10:00:00Z', 100), // before the claimed time: not this subscription's
-        event('c2', '2026-11-18T05:10:00Z', 10),
-        event('c3', '2026-11-19T23:45:00Z', 5),
-        event('c4', '2026-11-20T00:10:00Z', 3), // in the period's first, partial hour, before it starts
-        event('c5', '2026-11-20T01:30:00Z', 4),
-      ],
-      modulePorts(),
-    );
+    await recordEvents(db, usageAccount(t.accountId), '2026-11-20T03:00:00.000Z', [
+      event('c1', '2026-11-17T10:00:00Z', 100), // before the claimed time: not this subscription's
+      event('c2', '2026-11-18T05:10:00Z', 10),
+      event('c3', '2026-11-19T23:45:00Z', 5),
+      event('c4', '2026-11-20T00:10:00Z', 3), // in the period's first, partial hour, before it starts
+      event('c5', '2026-11-20T01:30:00Z', 4),
+    ]);
     // Claimed from 18 Nov 05:00; the period 00:30 to 02:30 (a zone whose midnight falls on the half hour).
     const quantities = await usageQuantities(db, t.accountId, {
       customerId,
@@ -61,13 +54,10 @@ describe('the total weighted_sum carries into a period', () => {
       timestamp,
       properties: { n: 1 },
     });
-    await recordUsageEvents(
-      db,
-      usageAccount(t.accountId),
-      '2026-11-20T03:00:00.000Z',
-      [event('h1', '2026-11-18T05:10:00Z'), event('h2', '2026-11-19T05:10:00Z')],
-      modulePorts(),
-    );
+    await recordEvents(db, usageAccount(t.accountId), '2026-11-20T03:00:00.000Z', [
+      event('h1', '2026-11-18T05:10:00Z'),
+      event('h2', '2026-11-19T05:10:00Z'),
+    ]);
     // Each hour's sum moved by hand to 6·10^18 ten-thousandths: 1.2·10^19 together, past 2^63 − 1 (SQLite's
     // sum() of integers fails there: "integer overflow").
     await db

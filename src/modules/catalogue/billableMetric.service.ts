@@ -176,25 +176,37 @@ export async function editBillableMetric(
  * Archives the metric: it refuses new events from now on and keeps its code (docs/usage.md, "Billable metrics").
  * Refused (409) while a component that still bills it links it: an active one, or one a subscription carries,
  * whose periods would otherwise bill nothing without a word. Archiving an archived metric changes nothing.
+ * `subscriptionsByComponent`: the subscriptions carrying each component linked to it, counted by the flow that
+ * archives it in the same transaction (src/flows/archiveBillableMetric.ts).
  */
-export async function archiveBillableMetric(ctx: ServiceContext, id: number): Promise<BillableMetric> {
+export async function archiveBillableMetricRecord(
+  ctx: ServiceContext,
+  id: number,
+  subscriptionsByComponent: ReadonlyMap<number, number>,
+): Promise<void> {
   await withTransaction(ctx, async (tctx) => {
     const metric = await repo.lockMetric(tctx.db, ctx.account.id, id);
     if (!metric) throw new NotFoundError('Billable metric', id);
     if (metric.archivedAt !== null) return;
-    await assertNoBillingComponent(tctx, metric);
+    await assertNoBillingComponent(tctx, metric, subscriptionsByComponent);
     const before = await snapshotResource(tctx, billableMetricRef(id));
     await repo.archiveMetric(tctx.db, ctx.account.id, id, nowInstant(ctx));
     await emitEvent(tctx, 'billable_metric.archived', billableMetricRef(id), { before });
   });
-  return getBillableMetric(ctx, id);
 }
 
-async function assertNoBillingComponent(ctx: ServiceContext, metric: BillableMetric): Promise<void> {
+/** The ids of the account's components linked to the metric: what its archive counts subscriptions of. */
+export async function componentIdsOfMetric(ctx: ServiceContext, metricId: number): Promise<number[]> {
+  return (await repo.componentsLinkedTo(ctx.db, ctx.account.id, metricId)).map((component) => component.id);
+}
+
+async function assertNoBillingComponent(
+  ctx: ServiceContext,
+  metric: BillableMetric,
+  subscriptionsByComponent: ReadonlyMap<number, number>,
+): Promise<void> {
   for (const component of await repo.componentsLinkedTo(ctx.db, ctx.account.id, metric.id)) {
-    const carried =
-      component.isActive ||
-      (await ctx.ports.catalogue.subscriptionsWithComponent(ctx, { componentId: component.id })) > 0;
+    const carried = component.isActive || (subscriptionsByComponent.get(component.id) ?? 0) > 0;
     if (carried) {
       throw new ConflictError(
         'billable_metric_in_use',

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/types.ts';
 import { NoContent, PagingQuery, pageOf } from '../../http/schemas.ts';
+import { archiveBillableMetric } from '../../flows/archiveBillableMetric.ts';
 import * as metrics from './billableMetric.service.ts';
 import {
   BillableMetricIdParams,
@@ -113,7 +114,7 @@ export function registerBillableMetricRoutes(app: App): void {
       },
     },
     async (request, reply) => {
-      await metrics.archiveBillableMetric(request.ctx, request.params.billableMetricID);
+      await archiveBillableMetric(request.ctx, request.params.billableMetricID);
       return reply.code(204).send(null);
     },
   );

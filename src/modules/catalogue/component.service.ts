@@ -218,12 +218,14 @@ export async function createComponent(
 
 /**
  * Spec, Components PUT: replaces the component's own fields (its versions are edited on their own paths).
- * ComponentCode may change, staying unique; left out, it stays.
+ * ComponentCode may change, staying unique; left out, it stays. `subscriptions`: how many carry it, counted by the
+ * flow that edits it in the same transaction (src/flows/componentChanges.ts); its MetricCode stays while any does.
  */
-export async function editComponent(
+export async function editComponentRecord(
   ctx: ServiceContext,
   componentId: number,
   input: ComponentInput,
+  subscriptions: number,
 ): Promise<void> {
   const problems: FieldProblem[] = [];
   const changes = checkedComponent(input, problems);
@@ -242,7 +244,7 @@ export async function editComponent(
         if (!locked) throw new NotFoundError('Component', componentId);
         await assertSchemeFitsPrices(tctx, componentId, changes.scheme as Scheme);
       }
-      await assertLinkChangeAllowed(tctx, current, changes.metricId);
+      assertLinkChangeAllowed(current, changes.metricId, subscriptions);
       if (changes.metricId) await assertMetricOpen(tctx, changes.metricId);
       const before = await snapshotResource(tctx, componentRef(componentId));
       if (!(await repo.updateComponent(tctx.db, ctx.account.id, componentId, changes))) {
@@ -288,14 +290,17 @@ async function assertSchemeFitsPrices(
 }
 
 /**
- * Deletes the component with its versions and prices. A component that subscriptions carry (ended ones included:
- * their usage refers to it) is a 409 `component_in_use`; take it off them first (components/modify).
+ * Deletes the component with its versions and prices, given how many subscriptions carry it (ended ones included:
+ * their usage refers to it), counted by the flow that deletes it in the same transaction
+ * (src/flows/componentChanges.ts). A component on any is a 409 `component_in_use`; take it off them first
+ * (components/modify).
  */
-export async function deleteComponent(ctx: ServiceContext, componentId: number): Promise<void> {
+export async function deleteComponentRecord(
+  ctx: ServiceContext,
+  componentId: number,
+  subscriptions: number,
+): Promise<void> {
   await changeVersions(ctx, COMPONENTS, componentId, async (trx, versions) => {
-    const subscriptions = await ctx.ports.catalogue.subscriptionsWithComponent(inTransaction(ctx, trx), {
-      componentId,
-    });
     if (subscriptions > 0) {
       throw new ConflictError(
         'component_in_use',
@@ -304,4 +309,9 @@ export async function deleteComponent(ctx: ServiceContext, componentId: number):
     }
     await deleteItemWithVersions(ctx, trx, COMPONENTS, componentId, versions);
   });
+}
+
+/** The ids of the component's versions: what the flows count subscriptions on (src/flows/componentChanges.ts). */
+export async function componentVersionIds(ctx: ServiceContext, componentId: number): Promise<number[]> {
+  return (await repo.listVersionsOfComponents(ctx.db, ctx.account.id, [componentId])).map((v) => v.id);
 }

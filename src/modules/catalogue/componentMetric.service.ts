@@ -66,17 +66,14 @@ export async function assertMetricOpen(ctx: ServiceContext, metricId: number): P
 /**
  * A component's metric does not change while subscriptions carry it (ended ones included): their periods, billed
  * and to be billed, were counted by it, and a corrected or late period must count the same way
- * (docs/spec-decisions.md, "Billable metrics").
+ * (docs/spec-decisions.md, "Billable metrics"). `subscriptions`: how many carry the component, counted by the flow.
  */
-export async function assertLinkChangeAllowed(
-  ctx: ServiceContext,
+export function assertLinkChangeAllowed(
   current: ComponentRecord,
   metricId: number | null | undefined,
-): Promise<void> {
+  subscriptions: number,
+): void {
   if (metricId === undefined || metricId === current.metricId) return;
-  const subscriptions = await ctx.ports.catalogue.subscriptionsWithComponent(ctx, {
-    componentId: current.id,
-  });
   if (subscriptions > 0) {
     throw new ConflictError(
       'component_metric_in_use',

@@ -187,19 +187,20 @@ export async function editComponentVersion(
 
 /**
  * Spec, Limits: the last version of a component cannot be deleted. Nor can the default while others exist:
- * move the default first. Nor a version that subscriptions carry (409 `component_version_in_use`).
+ * move the default first. Nor a version that subscriptions carry (409 `component_version_in_use`):
+ * `subscriptionsByVersion`, counted per version by the flow that deletes it in the same transaction
+ * (src/flows/componentChanges.ts).
  */
-export async function deleteComponentVersion(
+export async function deleteComponentVersionRecord(
   ctx: ServiceContext,
   componentId: number,
   versionNo: number,
+  subscriptionsByVersion: ReadonlyMap<number, number>,
 ): Promise<void> {
   await changeVersions(ctx, COMPONENTS, componentId, async (trx, versions) => {
     const target = versionIn(versions, versionNo);
     assertVersionDeletable(target, versions.length, CONFLICTS);
-    const subscriptions = await ctx.ports.catalogue.subscriptionsWithComponent(inTransaction(ctx, trx), {
-      componentVersionId: target.id,
-    });
+    const subscriptions = subscriptionsByVersion.get(target.id) ?? 0;
     if (subscriptions > 0) {
       throw new ConflictError(
         'component_version_in_use',

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/types.ts';
 import { NoContent, PagingQuery, pageOf } from '../../http/schemas.ts';
+import { deleteComponent, deleteComponentVersion, editComponent } from '../../flows/componentChanges.ts';
 import {
   keepsCataloguePages,
   renderedCataloguePage,
@@ -112,11 +113,7 @@ export function registerComponentRoutes(app: App): void {
       },
     },
     async (request, reply) => {
-      await components.editComponent(
-        request.ctx,
-        request.params.componentID,
-        componentInputFromWire(request.body),
-      );
+      await editComponent(request.ctx, request.params.componentID, componentInputFromWire(request.body));
       // Spec, Components PUT: "200, empty body".
       return reply.code(200).send();
     },
@@ -135,7 +132,7 @@ export function registerComponentRoutes(app: App): void {
       },
     },
     async (request, reply) => {
-      await components.deleteComponent(request.ctx, request.params.componentID);
+      await deleteComponent(request.ctx, request.params.componentID);
       return reply.code(204).send(null);
     },
   );
@@ -240,11 +237,7 @@ export function registerComponentRoutes(app: App): void {
       },
     },
     async (request, reply) => {
-      await versions.deleteComponentVersion(
-        request.ctx,
-        request.params.componentID,
-        request.params.versionno,
-      );
+      await deleteComponentVersion(request.ctx, request.params.componentID, request.params.versionno);
       return reply.code(204).send(null);
     },
   );

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { ValidationError } from '../../errors.ts';
+import { disableCurrency } from '../../flows/disableCurrency.ts';
 import type { App } from '../../http/types.ts';
 import { NoContent, emptyBodyAsObject } from '../../http/schemas.ts';
 import * as currencies from './currency.service.ts';
@@ -58,7 +59,7 @@ export function registerCurrencyRoutes(app: App): void {
     async (request, reply) => {
       const code = request.body?.CurrencyCode ?? request.query.CurrencyCode;
       if (code === undefined) throw ValidationError.field('CurrencyCode', 'is required');
-      await currencies.disableCurrency(request.ctx, code);
+      await disableCurrency(request.ctx, code);
       return reply.code(204).send(null);
     },
   );

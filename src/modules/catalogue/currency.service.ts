@@ -1,4 +1,4 @@
-import { inTransaction, nowInstant, withTransaction } from '../../context.ts';
+import { nowInstant, withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
@@ -57,43 +57,50 @@ export async function enableAccountCurrency(
   await repo.insertEnabledCurrency(db, accountId, knownCode(code), at);
 }
 
+/** A currency code as the account keeps it, the ISO 4217 code; 422 naming CurrencyCode for any other text. */
+export function currencyCodeOf(code: string): string {
+  return knownCode(code);
+}
+
 /**
- * A currency in use cannot be removed: the account's default currency, one that customers are billed in, or one
- * that package rates or component prices are in (and, as they arrive, invoices and payments).
+ * Removes an enabled currency, in the caller's transaction. A currency in use cannot be removed: the account's
+ * default currency, one that customers are billed in (`uses.customers`, counted by the flow that removes it,
+ * src/flows/disableCurrency.ts: customers sit above the catalogue), or one that package rates or component prices
+ * are in (and, as they arrive, invoices and payments).
  */
-export async function disableCurrency(ctx: ServiceContext, code: string): Promise<void> {
+export async function removeCurrency(
+  ctx: ServiceContext,
+  code: string,
+  uses: { customers: number },
+): Promise<void> {
   const known = knownCode(code);
   if (known === ctx.account.currencyCode) {
     throw new ConflictError('currency_in_use', `${known} is the account's default currency`);
   }
-  await ctx.db
-    .transaction()
-    .execute(async (trx) => {
-      const customers = await ctx.ports.catalogue.customersWithCurrency(inTransaction(ctx, trx), known);
-      if (customers > 0) {
-        throw new ConflictError('currency_in_use', `${known} is the currency of ${customers} customer(s)`);
-      }
-      const prices = await repo.countCatalogueUses(trx, ctx.account.id, known);
-      if (prices > 0) {
-        throw new ConflictError(
-          'currency_in_use',
-          `${known} prices ${prices} package rate(s) or component version(s)`,
-        );
-      }
-      const tctx = inTransaction(ctx, trx);
-      const before = await snapshotResource(tctx, currencyRef(known));
-      if (!(await repo.deleteEnabledCurrency(trx, ctx.account.id, known))) {
-        throw new NotFoundError('Currency', known);
-      }
-      await emitEvent(tctx, 'currency.removed', currencyRef(known), { before });
-    })
-    .catch((error: unknown) => {
-      // The counts are for a helpful message; the foreign keys to account_currencies settle a concurrent write.
-      if (isForeignKeyViolation(error)) {
-        throw new ConflictError('currency_in_use', `${known} came into use while it was being removed`);
-      }
-      throw error;
-    });
+  await withTransaction(ctx, async (tctx) => {
+    if (uses.customers > 0) {
+      throw new ConflictError('currency_in_use', `${known} is the currency of ${uses.customers} customer(s)`);
+    }
+    const prices = await repo.countCatalogueUses(tctx.db, ctx.account.id, known);
+    if (prices > 0) {
+      throw new ConflictError(
+        'currency_in_use',
+        `${known} prices ${prices} package rate(s) or component version(s)`,
+      );
+    }
+    const before = await snapshotResource(tctx, currencyRef(known));
+    if (!(await repo.deleteEnabledCurrency(tctx.db, ctx.account.id, known))) {
+      throw new NotFoundError('Currency', known);
+    }
+    await emitEvent(tctx, 'currency.removed', currencyRef(known), { before });
+  }).catch((error: unknown) => {
+    // The counts are for a helpful message; the foreign keys to account_currencies settle a concurrent write (and
+    // roll back the caller's transaction).
+    if (isForeignKeyViolation(error)) {
+      throw new ConflictError('currency_in_use', `${known} came into use while it was being removed`);
+    }
+    throw error;
+  });
 }
 
 /** Money records may use only the account's enabled currencies; `field` names the request field on refusal. */

@@ -2,11 +2,23 @@
  * The product catalogue: currencies, countries, taxes, package groups, packages and components. Routes:
  * currencies, countries, tax, packageGroups, packages, components and billableMetrics (`*.routes.ts`).
  */
-export type { CatalogueUses } from './ports.ts';
 export { checkCountryAndState } from './country.service.ts';
 export { assertCurrencyEnabled, currencyProblems, enableAccountCurrency } from './currency.service.ts';
+/**
+ * The steps of the catalogue's changes that subscriptions or customers, above it, may keep from happening: each
+ * takes what they keep, counted by its flow in the same transaction (src/flows/; docs/architecture.md, "Flows").
+ */
+export { currencyCodeOf, removeCurrency } from './currency.service.ts';
 export type { Component, ComponentBracket, ComponentVersion, VersionCurrency } from './component.ts';
-export { createComponent, getComponent } from './component.service.ts';
+export {
+  componentVersionIds,
+  createComponent,
+  editComponentRecord,
+  getComponent,
+} from './component.service.ts';
+export { deleteComponentRecord } from './component.service.ts';
+export { deleteComponentVersionRecord } from './componentVersion.service.ts';
+export type { ComponentInput } from './componentInput.ts';
 export type { UsagePricing } from './componentVersion.service.ts';
 export { usagePricing } from './componentVersion.service.ts';
 export type { TaxSetting } from './tax.service.ts';
@@ -14,8 +26,10 @@ export { createTaxSetting, listTaxSettings } from './tax.service.ts';
 /** For the CLI's `billing tax` (docs/tax.md, "Rates that change on a date"). */
 export { scheduleTaxRate, withdrawTaxRate } from './taxRate.service.ts';
 export { listCurrencies } from './currency.service.ts';
-export type { Package, PackageVersion } from './package.service.ts';
-export { createPackage, getPackage } from './package.service.ts';
+export type { Package, PackageVersion, SubscriptionsByVersion } from './package.service.ts';
+export { createPackage, deletePackageRecord, getPackage, packageVersionIds } from './package.service.ts';
+export type { VersionInput as PackageVersionInput } from './packageInput.ts';
+export { deletePackageVersionRecord, editPackageVersionRecord } from './packageVersion.service.ts';
 export { createPackageGroup } from './packageGroup.service.ts';
 export { keepCataloguePages, keptCataloguePages } from './cataloguePages.ts';
 /** What events show of catalogue resources, read as their single GETs show them (src/readModels/). */
@@ -81,8 +95,9 @@ export { METRIC_AGGREGATIONS } from './billableMetric.ts';
 export { metricsByCodes, metricsByIds } from './billableMetric.repository.ts';
 export type { BillableMetricEdit, BillableMetricInput } from './billableMetric.ts';
 export {
-  archiveBillableMetric,
+  archiveBillableMetricRecord,
   billableMetricsByIds,
+  componentIdsOfMetric,
   createBillableMetric,
   getBillableMetric,
 } from './billableMetric.service.ts';

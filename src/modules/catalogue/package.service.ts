@@ -34,21 +34,15 @@ export interface PackageInput {
 }
 
 /**
- * Every subscription on the versions, ended ones included: they still refer to the version (its id, its rate
- * term), so it can be neither deleted nor re-priced while any exists.
+ * Subscriptions on each version of a package, ended ones included (they still refer to the version: its id, its
+ * rate term), counted by the flows that change it (src/flows/packageChanges.ts): subscriptions sit above the
+ * catalogue. A version with any can be neither deleted nor re-priced.
  */
-export async function subscriptionsReferring(ctx: ServiceContext, versionIds: number[]): Promise<number> {
-  const counts = await ctx.ports.catalogue.subscriptionsByPackageVersion(ctx, versionIds);
-  return [...counts.values()].reduce((sum, n) => sum + n, 0);
-}
+export type SubscriptionsByVersion = ReadonlyMap<number, number>;
 
-/** Spec, SubscriptionCount: per version, its future and active subscriptions (not those ended by today). */
-export async function liveSubscriptionCounts(
-  ctx: ServiceContext,
-  versionIds: number[],
-): Promise<Map<number, number>> {
-  if (versionIds.length === 0) return new Map();
-  return ctx.ports.catalogue.liveSubscriptionsByPackageVersion(ctx, versionIds);
+/** The ids of the package's versions: what the flows count subscriptions on. */
+export async function packageVersionIds(ctx: ServiceContext, packageId: number): Promise<number[]> {
+  return (await repo.listVersionsOfPackage(ctx.db, ctx.account.id, packageId)).map((v) => v.id);
 }
 
 /** Versions with their rates and terms, one statement a level for every version in `scope`. */
@@ -63,14 +57,8 @@ export async function assembleVersions(
     (r) => r.packageVersionId,
   );
   const termsOf = childrenByParent(await repo.listTerms(ctx.db, ctx.account.id, scope), (t) => t.rateId);
-  // Spec, SubscriptionCount: future and active subscriptions count, those cancelled or expired today do not.
-  const counts = await liveSubscriptionCounts(
-    ctx,
-    versions.map((v) => v.id),
-  );
   return versions.map((v) => ({
     ...v,
-    subscriptionCount: counts.get(v.id) ?? 0,
     rates: ratesOf(v.id).map(({ packageVersionId: _version, ...rate }) => ({
       ...rate,
       terms: termsOf(rate.id),
@@ -243,13 +231,17 @@ export async function editPackage(
   }
 }
 
-/** A package with subscriptions on any version cannot be deleted (409): make it inactive instead. */
-export async function deletePackage(ctx: ServiceContext, packageId: number): Promise<void> {
+/**
+ * A package with subscriptions on any version cannot be deleted (409): make it inactive instead.
+ * `subscriptionsByVersion`: counted by the flow that deletes it, in the same transaction.
+ */
+export async function deletePackageRecord(
+  ctx: ServiceContext,
+  packageId: number,
+  subscriptionsByVersion: SubscriptionsByVersion,
+): Promise<void> {
   await changeVersions(ctx, PACKAGES, packageId, async (trx, versions) => {
-    const subscriptions = await subscriptionsReferring(
-      inTransaction(ctx, trx),
-      versions.map((v) => v.id),
-    );
+    const subscriptions = versions.reduce((sum, v) => sum + (subscriptionsByVersion.get(v.id) ?? 0), 0);
     if (subscriptions > 0) {
       throw new ConflictError(
         'package_in_use',

@@ -32,7 +32,6 @@ export interface PackageVersion {
   versionName: string;
   isDefault: boolean;
   isActive: boolean;
-  subscriptionCount: number;
   rates: VersionRate[];
 }
 
@@ -48,8 +47,8 @@ export interface Package {
 
 /** A package as its repository reads it, before its versions are nested in (package.service.ts). */
 export type PackageRecord = Omit<Package, 'versions'>;
-/** A version as its repository reads it, before its rates and subscription count are added. */
-export type PackageVersionRecord = Omit<PackageVersion, 'subscriptionCount' | 'rates'>;
+/** A version as its repository reads it, before its rates are added. */
+export type PackageVersionRecord = Omit<PackageVersion, 'rates'>;
 /** A rate as its repository reads it: with the version it belongs to, before its terms are nested in. */
 export type VersionRateRecord = Omit<VersionRate, 'terms'> & { packageVersionId: number };
 

@@ -6,14 +6,8 @@ import { ConflictError, NotFoundError } from '../../errors.ts';
 import { emitEvents, snapshotResource } from '../events/index.ts';
 import * as repo from './package.repository.ts';
 import type { PackageVersionRecord, RateTerm, VersionRateRecord } from './package.ts';
-import {
-  PACKAGES,
-  assembleVersions,
-  findPackageOrThrow,
-  packageVersionRef,
-  subscriptionsReferring,
-} from './package.service.ts';
-import type { PackageVersion } from './package.service.ts';
+import { PACKAGES, assembleVersions, findPackageOrThrow, packageVersionRef } from './package.service.ts';
+import type { PackageVersion, SubscriptionsByVersion } from './package.service.ts';
 import { checkedVersion } from './packageInput.ts';
 import type { CheckedVersion, VersionInput } from './packageInput.ts';
 import { takeNextVersionNo } from './versioning.repository.ts';
@@ -182,12 +176,14 @@ function samePrices(
  * the version the default; the default cannot be made non-default or inactive while other versions exist.
  * Public notes: to change the price of something that has subscribers, add a version. So a version with
  * subscriptions takes its name and flags but only the prices it has (409 otherwise), which then keep their ids.
+ * `subscriptionsByVersion`: counted by the flow that edits it, in the same transaction (src/flows/packageChanges.ts).
  */
-export async function editVersion(
+export async function editPackageVersionRecord(
   ctx: ServiceContext,
   packageId: number,
   versionNo: number,
   input: VersionInput,
+  subscriptionsByVersion: SubscriptionsByVersion,
 ): Promise<void> {
   await findPackageOrThrow(ctx, packageId);
   const version = await checkedVersion(ctx, input, '');
@@ -212,7 +208,7 @@ export async function editVersion(
       isActive: version.isActive,
     });
     if (isDefault) await repo.clearDefaultVersion(trx, ctx.account.id, packageId, current.id);
-    const subscriptions = await subscriptionsReferring(inTransaction(ctx, trx), [current.id]);
+    const subscriptions = subscriptionsByVersion.get(current.id) ?? 0;
     if (subscriptions > 0) {
       const scope = { versionIds: [current.id] };
       const stored = await repo.listRates(trx, ctx.account.id, scope);
@@ -234,17 +230,19 @@ export async function editVersion(
 
 /**
  * The last version of a package cannot be deleted (as the spec says of components), nor the default while others
- * exist, nor a version with subscriptions. Its VersionNo is not given again.
+ * exist, nor a version with subscriptions (`subscriptionsByVersion`, counted by the flow that deletes it, in the
+ * same transaction). Its VersionNo is not given again.
  */
-export async function deleteVersion(
+export async function deletePackageVersionRecord(
   ctx: ServiceContext,
   packageId: number,
   versionNo: number,
+  subscriptionsByVersion: SubscriptionsByVersion,
 ): Promise<void> {
   await changeVersions(ctx, PACKAGES, packageId, async (trx, versions) => {
     const current = versionIn(versions, packageId, versionNo);
     assertVersionDeletable(current, versions.length, CONFLICTS);
-    const subscriptions = await subscriptionsReferring(inTransaction(ctx, trx), [current.id]);
+    const subscriptions = subscriptionsByVersion.get(current.id) ?? 0;
     if (subscriptions > 0) {
       throw new ConflictError('version_in_use', `Version ${versionNo} has ${subscriptions} subscription(s)`);
     }

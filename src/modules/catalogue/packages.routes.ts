@@ -2,6 +2,14 @@ import { Type } from '@sinclair/typebox';
 import { ValidationError } from '../../errors.ts';
 import type { App } from '../../http/types.ts';
 import { NoContent, PagingQuery, emptyBodyAsObject, pageOf } from '../../http/schemas.ts';
+import { deletePackage, deletePackageVersion, editPackageVersion } from '../../flows/packageChanges.ts';
+import {
+  packageOut,
+  packageSubscriptionCounts,
+  packageVersionOut,
+  packageVersionsOut,
+  packagesOut,
+} from '../../readModels/packages.view.ts';
 import {
   fillCounts,
   keepsCataloguePages,
@@ -26,7 +34,6 @@ import {
   packageInputFromWire,
   packagesPageWithHoles,
   toPackageDto,
-  toVersionDto,
   versionInputFromWire,
 } from './packages.serializer.ts';
 
@@ -50,12 +57,16 @@ export function registerPackageRoutes(app: App): void {
     async (request, reply) => {
       const { ctx } = request;
       const page = pageOf(request.query);
-      if (!keepsCataloguePages(ctx.db)) return (await packages.listPackages(ctx, page)).map(toPackageDto);
+      if (!keepsCataloguePages(ctx.db)) return packagesOut(ctx, await packages.listPackages(ctx, page));
       const serialize = routeSerializer(reply);
+      // The kept text has holes where the counts go: written with none, filled from their own statement.
       const rendered = await renderedCataloguePage(ctx, 'packages', page, async () =>
-        packagesPageWithHoles((await packages.listPackages(ctx, page)).map(toPackageDto), serialize),
+        packagesPageWithHoles(
+          (await packages.listPackages(ctx, page)).map((pkg) => toPackageDto(pkg, new Map())),
+          serialize,
+        ),
       );
-      const counts = await packages.liveSubscriptionCounts(ctx, rendered.versionIds);
+      const counts = await packageSubscriptionCounts(ctx, rendered.versionIds);
       return sendSerialized(reply, fillCounts(rendered, counts));
     },
   );
@@ -72,7 +83,8 @@ export function registerPackageRoutes(app: App): void {
         response: { 200: PackageOut },
       },
     },
-    async (request) => toPackageDto(await packages.getPackage(request.ctx, request.params.packageID)),
+    async (request) =>
+      packageOut(request.ctx, await packages.getPackage(request.ctx, request.params.packageID)),
   );
 
   app.post(
@@ -93,7 +105,7 @@ export function registerPackageRoutes(app: App): void {
         packageInputFromWire(request.body),
         versionInputFromWire(request.body.PackageVersion),
       );
-      return reply.code(201).send(toPackageDto(created));
+      return reply.code(201).send(await packageOut(request.ctx, created));
     },
   );
 
@@ -130,7 +142,7 @@ export function registerPackageRoutes(app: App): void {
       },
     },
     async (request, reply) => {
-      await packages.deletePackage(request.ctx, request.params.packageID);
+      await deletePackage(request.ctx, request.params.packageID);
       return reply.code(204).send(null);
     },
   );
@@ -154,7 +166,7 @@ export function registerPackageRoutes(app: App): void {
     async (request, reply) => {
       const packageId = request.body?.packageID ?? request.query.packageID;
       if (packageId === undefined) throw ValidationError.field('packageID', 'is required');
-      await packages.deletePackage(request.ctx, packageId);
+      await deletePackage(request.ctx, packageId);
       return reply.code(204).send(null);
     },
   );
@@ -173,8 +185,9 @@ export function registerPackageRoutes(app: App): void {
       },
     },
     async (request) =>
-      (await versions.listPackageVersions(request.ctx, request.params.packageID, pageOf(request.query))).map(
-        toVersionDto,
+      packageVersionsOut(
+        request.ctx,
+        await versions.listPackageVersions(request.ctx, request.params.packageID, pageOf(request.query)),
       ),
   );
 
@@ -191,7 +204,8 @@ export function registerPackageRoutes(app: App): void {
       },
     },
     async (request) =>
-      toVersionDto(
+      packageVersionOut(
+        request.ctx,
         await versions.getVersion(request.ctx, request.params.packageID, request.params.versionno),
       ),
   );
@@ -215,7 +229,7 @@ export function registerPackageRoutes(app: App): void {
         request.params.packageID,
         versionInputFromWire(request.body),
       );
-      return reply.code(201).send(toVersionDto(version));
+      return reply.code(201).send(await packageVersionOut(request.ctx, version));
     },
   );
 
@@ -233,7 +247,7 @@ export function registerPackageRoutes(app: App): void {
       },
     },
     async (request, reply) => {
-      await versions.editVersion(
+      await editPackageVersion(
         request.ctx,
         request.params.packageID,
         request.params.versionno,
@@ -256,7 +270,7 @@ export function registerPackageRoutes(app: App): void {
       },
     },
     async (request, reply) => {
-      await versions.deleteVersion(request.ctx, request.params.packageID, request.params.versionno);
+      await deletePackageVersion(request.ctx, request.params.packageID, request.params.versionno);
       return reply.code(204).send(null);
     },
   );

@@ -13,7 +13,14 @@ import type {
 /** Amounts are kept as exact decimal strings of at most 4 decimals; as JSON numbers they read back the same. */
 const wireAmount = (value: string): number => Number(value);
 
-export function toVersionDto(version: PackageVersion): Static<typeof VersionOut> {
+/**
+ * A version as the API shows it. Its SubscriptionCount is a figure of subscriptions, which sit above the catalogue:
+ * computed by the read model (src/readModels/packages.view.ts), by version id; a version it leaves out has none.
+ */
+export function toVersionDto(
+  version: PackageVersion,
+  subscriptionCounts: ReadonlyMap<number, number>,
+): Static<typeof VersionOut> {
   return {
     packageVersionID: version.id,
     packageID: version.packageId,
@@ -21,7 +28,7 @@ export function toVersionDto(version: PackageVersion): Static<typeof VersionOut>
     VersionName: version.versionName,
     isDefault: version.isDefault,
     isActive: version.isActive,
-    SubscriptionCount: version.subscriptionCount,
+    SubscriptionCount: subscriptionCounts.get(version.id) ?? 0,
     packageVersionRates: version.rates.map((rate) => ({
       packageRateID: rate.id,
       packageID: rate.packageId,
@@ -43,7 +50,11 @@ export function toVersionDto(version: PackageVersion): Static<typeof VersionOut>
   };
 }
 
-export function toPackageDto(pkg: Package): Static<typeof PackageOut> {
+/** A package as the API shows it, its versions' SubscriptionCount from `subscriptionCounts` (see toVersionDto). */
+export function toPackageDto(
+  pkg: Package,
+  subscriptionCounts: ReadonlyMap<number, number>,
+): Static<typeof PackageOut> {
   return {
     packageID: pkg.id,
     packageGroupID: pkg.packageGroupId,
@@ -51,7 +62,7 @@ export function toPackageDto(pkg: Package): Static<typeof PackageOut> {
     Name: pkg.name,
     Descrip: pkg.descrip,
     isActive: pkg.isActive,
-    PackageVersions: pkg.versions.map(toVersionDto),
+    PackageVersions: pkg.versions.map((version) => toVersionDto(version, subscriptionCounts)),
   };
 }
 

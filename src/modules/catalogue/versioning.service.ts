@@ -1,4 +1,4 @@
-import { inTransaction } from '../../context.ts';
+import { inTransaction, withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { NotFoundError } from '../../errors.ts';
 import type { Db } from '../../storage/database.ts';
@@ -28,7 +28,8 @@ export interface VersionedKind<V extends VersionOfItem> {
 
 /**
  * Runs `change` on the item's versions with the item locked, so that the version rules hold: the versions are
- * read after the lock. Not found when the account has no such item.
+ * read after the lock. Not found when the account has no such item. In the caller's transaction when it has one
+ * (a flow's, which counted the subscriptions on the versions first: src/flows/).
  */
 export async function changeVersions<V extends VersionOfItem, T>(
   ctx: ServiceContext,
@@ -36,7 +37,7 @@ export async function changeVersions<V extends VersionOfItem, T>(
   itemId: number,
   change: (trx: Db, versions: V[]) => Promise<T>,
 ): Promise<T> {
-  return ctx.db.transaction().execute(async (trx) => {
+  return withTransaction(ctx, async ({ db: trx }) => {
     if (!(await lockVersionedItem(trx, kind.table, ctx.account.id, itemId))) {
       throw new NotFoundError(kind.name, itemId);
     }

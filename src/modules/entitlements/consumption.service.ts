@@ -197,7 +197,8 @@ async function recordEvent(
         properties,
       },
     ],
-    ctx.ports,
+    // The governing subscription is one of the customer's, found by the check under the same lock.
+    new Map([[subscriptionId, input.customerId]]),
     storageCapOf(ctx),
     ctx.memory,
   );

@@ -56,6 +56,7 @@ export { changeSubscriptionTerms } from './subscriptionTerms.service.ts';
 export { toSubscriptionDto } from './subscriptions.serializer.ts';
 export { createSubscription } from './subscription.service.ts';
 export { subscriptionCustomers } from './subscriptionCustomers.ts';
+export { countSubscriptionsByComponent, countSubscriptionsByComponentVersion } from './componentCounts.ts';
 export {
   SUBSCRIPTION_EVENT_TYPES,
   TRIAL_WARNING_DAYS,

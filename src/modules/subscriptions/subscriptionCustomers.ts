@@ -2,7 +2,7 @@ import type { Db } from '../../storage/database.ts';
 
 /**
  * Of these subscription ids, those of the account, each with its customer's id: how the usage module checks that
- * an event's subscription is its customer's (src/modules/usage/usageUses.ts).
+ * an event's subscription is its customer's, read by the flow that records events (src/flows/recordUsage.ts).
  */
 export async function subscriptionCustomers(
   db: Db,

@@ -6,17 +6,18 @@ export { claimedIntervals } from './claims.ts';
 export type { MeteringSubscription } from './claims.ts';
 /** Recording events and reading a metric's quantity (docs/design/usage.md, "Storage: summed fast, exact"). */
 export type { UsageAccount, UsageEvent, UsageEventInput, UsageEventOutcome } from './usageEvent.ts';
+export type { SubscriptionOwners } from './usageEvent.service.ts';
 export { FUTURE_HOURS, recordUsageEvents } from './usageEvent.service.ts';
 export { BATCH_MAX } from './usageEvents.schemas.ts';
 export type { UsageQuery } from './usageQuantities.service.ts';
 export { quantityText, usageQuantities } from './usageQuantities.service.ts';
-export type { UsageUses } from './ports.ts';
 export type { ReconcileReport, RollupDifference } from './usageReconcile.service.ts';
 export { reconcileUsage } from './usageReconcile.service.ts';
 export { MONTHS_FOUND, prepareMonthPartitions } from './usagePartitions.ts';
 /** An account's usage calls recorded in its turn, the waiting ones together (group commit). */
 export type { SentUsageEvent } from './usageEventSending.service.ts';
-export { foldedEvents, sendInUsageTurn, usageLanes, WAITING_CALLS } from './usageEventFolding.ts';
+export { sendUsageEventCalls } from './usageEventSending.service.ts';
+export { foldedEvents, usageLanes } from './usageFolds.ts';
 export type { UsageArrivals } from './usageArrivals.ts';
 export { lastUsageEventId, usageArrivalsAfter } from './usageArrivals.ts';
 /** What each account stores of usage events, and its cap (docs/usage.md, "Limits"). */

@@ -1,7 +1,7 @@
 import { parseWireDate } from '../../core/wireDates.ts';
 import { ValidationError } from '../../errors.ts';
 import { serviceMemory } from '../../context.ts';
-import type { Ports, ServiceMemory, UsageStorageCap } from '../../context.ts';
+import type { ServiceMemory, UsageStorageCap } from '../../context.ts';
 import type { Db } from '../../storage/database.ts';
 import { sentTogether } from '../../storage/sentTogether.ts';
 import { metricsByCodes } from '../catalogue/index.ts';
@@ -17,7 +17,6 @@ import { propertiesProblem } from './usageProperties.ts';
 import { addStoredEvents } from './usageStorage.repository.ts';
 import { storedEventBytes } from './usageStorage.ts';
 import { usageStorageCap } from './usageStorage.service.ts';
-import type { UsageUses } from './ports.ts';
 
 /** How far ahead of now an event may be dated (docs/usage.md, "Grace and late events"): clocks drift, not days. */
 export const FUTURE_HOURS = 24;
@@ -30,6 +29,15 @@ type Checked = Omit<EventToStore, 'id'> & {
 type Refusal = Extract<UsageEventOutcome, { status: 'refused' }>;
 
 /**
+ * Of the subscriptions the events name, each with its customer's id. An event naming a subscription must be its
+ * customer's; subscriptions sit above usage (docs/architecture.md, "Module order"), so the caller reads it
+ * (subscriptionCustomers of subscriptions' index.ts, in the recording transaction: src/flows/recordUsage.ts) or
+ * knows it (entitlements' check-and-record, whose governing subscription is the customer's). A subscription left
+ * out is no subscription of the account.
+ */
+export type SubscriptionOwners = ReadonlyMap<number, number>;
+
+/**
  * Records usage events (docs/design/usage.md, "Storage: summed fast, exact"): each checked, claimed once per
  * transaction id, stored, and added to its hour's rollup, in one transaction (the caller's when `db` is one, so that
  * a check and the record it allows commit together). One outcome per input, in order.
@@ -39,7 +47,7 @@ export async function recordUsageEvents(
   account: UsageAccount,
   now: Date | string,
   events: readonly UsageEventInput[],
-  ports: Ports,
+  owners: SubscriptionOwners,
   // The service's (ServiceContext.usageStorage); a caller outside a service (a test, the benchmark's floor) gets the
   // default cap of its own.
   storage: UsageStorageCap = usageStorageCap(),
@@ -52,9 +60,9 @@ export async function recordUsageEvents(
   if (!db.isTransaction) {
     return db
       .transaction()
-      .execute((trx) => recordUsageEvents(trx, account, now, events, ports, storage, memory));
+      .execute((trx) => recordUsageEvents(trx, account, now, events, owners, storage, memory));
   }
-  const checked = await checkEvents(db, account, nowMs, events, ports.usage);
+  const checked = await checkEvents(db, account, nowMs, events, owners);
   const outcomes: (UsageEventOutcome | undefined)[] = checked.map((c) => ('status' in c ? c : undefined));
   const fresh = firstOfEachTransaction(checked);
   const claimed = await repo.claimTransactions(
@@ -129,10 +137,9 @@ async function checkEvents(
   account: UsageAccount,
   nowMs: number,
   events: readonly UsageEventInput[],
-  uses: UsageUses,
+  owners: SubscriptionOwners,
 ): Promise<(Checked | Refusal)[]> {
-  const named = events.filter((e) => e.subscriptionId !== null);
-  const [metrics, customers, owners] = await sentTogether(
+  const [metrics, customers] = await sentTogether(
     db,
     (d) =>
       metricsByCodes(
@@ -146,14 +153,6 @@ async function checkEvents(
         account.id,
         events.map((e) => e.customerId),
       ),
-    async (d) =>
-      named.length
-        ? uses.subscriptionCustomers(
-            d,
-            account.id,
-            named.map((e) => e.subscriptionId!),
-          )
-        : new Map<number, number>(),
   );
   const earliest = nowMs - account.usageGraceHours * HOUR_MS;
   const latest = nowMs + FUTURE_HOURS * HOUR_MS;

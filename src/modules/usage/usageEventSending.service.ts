@@ -2,6 +2,7 @@ import type { ServiceContext } from '../../context.ts';
 import { nowInstant } from '../../context.ts';
 import { customerIdsByReferences } from '../customers/index.ts';
 import { recordUsageEvents } from './usageEvent.service.ts';
+import type { SubscriptionOwners } from './usageEvent.service.ts';
 import { storageCapOf } from './usageStorage.service.ts';
 import type { UsageEventInput, UsageEventOutcome } from './usageEvent.ts';
 
@@ -22,11 +23,13 @@ type Refusal = Extract<UsageEventOutcome, { status: 'refused' }>;
  * Records events sent through the API (each customer found by id or Reference, the timestamp defaulted to now),
  * several calls' events of one account together, in the transaction of `ctx.db` (or one of their own), as
  * if each call had come after the one before it: an event whose transaction_id an earlier call sent is its
- * duplicate. Each call's outcomes, one per event, in order.
+ * duplicate. `owners`: the subscriptions the events name, with their customers (SubscriptionOwners). Each call's
+ * outcomes, one per event, in order.
  */
 export async function sendUsageEventCalls(
   ctx: ServiceContext,
   calls: readonly (readonly SentUsageEvent[])[],
+  owners: SubscriptionOwners,
 ): Promise<UsageEventOutcome[][]> {
   const references = calls
     .flat()
@@ -42,7 +45,7 @@ export async function sendUsageEventCalls(
     ctx.account,
     now,
     valid,
-    ctx.ports,
+    owners,
     storageCapOf(ctx),
     ctx.memory,
   );

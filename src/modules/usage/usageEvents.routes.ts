@@ -2,10 +2,10 @@ import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { ValidationError } from '../../errors.ts';
+import { sendInUsageTurn } from '../../flows/recordUsage.ts';
 import { pageOf } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import { exportUsageEvents, listUsageEvents, usageEventsOfTransactions } from './usageEventReads.service.ts';
-import { sendInUsageTurn } from './usageEventFolding.ts';
 import type { SentUsageEvent } from './usageEventSending.service.ts';
 import {
   BATCH_MAX,
@@ -29,7 +29,7 @@ const tags = ['Usage events'];
 
 /**
  * An account's usage calls take turns in the process, usageLanes transactions at a time
- * (src/http/customerQueue.ts), and a turn records the waiting calls' events together (usageEventFolding.ts). NOTE:
+ * (src/http/customerQueue.ts), and a turn records the waiting calls' events together (src/flows/recordUsage.ts). NOTE:
  * without turns, ten connections of batches from one account each queue a transaction for the database (on SQLite,
  * for its one writer connection), and every other account's request waits behind all of them (docs/usage.md,
  * "Sending events"). The line is bounded: past it a call is answered 503 with Retry-After, nothing recorded.

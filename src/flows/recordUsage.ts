@@ -1,13 +1,10 @@
-import type { MemoryPart, ServiceContext } from '../../context.ts';
-import { inTransaction } from '../../context.ts';
-import { DomainError } from '../../errors.ts';
-import { isPostgres } from '../../storage/columns.ts';
-import type { Db } from '../../storage/database.ts';
-import type { CustomerQueue } from '../../http/customerQueue.ts';
-import type { UsageEventOutcome } from './usageEvent.ts';
-import { sendUsageEventCalls } from './usageEventSending.service.ts';
-import { storageCapOf } from './usageStorage.service.ts';
-import type { SentUsageEvent } from './usageEventSending.service.ts';
+import type { MemoryPart, ServiceContext } from '../context.ts';
+import { withTransaction } from '../context.ts';
+import { DomainError } from '../errors.ts';
+import type { CustomerQueue } from '../http/customerQueue.ts';
+import { subscriptionCustomers } from '../modules/subscriptions/index.ts';
+import { foldedEvents, sendUsageEventCalls, storageCapOf, usageLanes } from '../modules/usage/index.ts';
+import type { SentUsageEvent, UsageEventOutcome } from '../modules/usage/index.ts';
 
 /**
  * Group commit of an account's usage calls (docs/design/usage.md, "Speed (bench:usage)"). An account's calls take
@@ -18,27 +15,6 @@ import type { SentUsageEvent } from './usageEventSending.service.ts';
  * NOTE: a transaction costs a commit (on PostgreSQL a round trip and a flush, on SQLite a write of the log) and a
  * statement per table whatever its rows; ten connections of batches paid them ten times.
  */
-
-/**
- * The most events one transaction records for the calls it takes together. SQLite: a batch's worth, since its
- * transaction holds the event loop from its first statement to its commit and every other request waits for it
- * (under ingestion another account's GET p99 was 122-135 ms with 200, 41-91 ms with 100, for 10-30 % fewer
- * events a second; docs/benchmarks.md, "Usage"); single events sent by many calls still share a transaction.
- * PostgreSQL's statements never hold the loop: five batches.
- */
-export function foldedEvents(db: Db): number {
-  return isPostgres(db) ? 500 : 100;
-}
-
-/**
- * How many of an account's folds may run at once in a process. SQLite has one writer: one. PostgreSQL: two, so that
- * one fold's statements run while the other's are checked and built on the event loop, or wait for their commit
- * (docs/design/usage.md, "Speed (bench:usage)"); more measured no faster, and would hold more of the pool's
- * connections for one account.
- */
-export function usageLanes(db: Db): number {
-  return isPostgres(db) ? 2 : 1;
-}
 
 /** A call waiting for its events to be recorded, by its own turn or by the turn of a call ahead of it. */
 interface Waiting {
@@ -148,13 +124,19 @@ async function answerFold(fold: Waiting[]): Promise<void> {
 }
 
 /**
- * NOTE: the transaction is never cut to let the event loop turn (docs/architecture.md, "Storage"): on SQLite it
- * holds the file's write lock, and another process (or instance) waiting for it would wait the longer; so
- * `foldedEvents` bounds how long it holds the loop instead.
+ * The flow of recording usage (docs/architecture.md, "Flows"): in one transaction, the subscriptions the events name
+ * read with their customers (subscriptions sit above usage), then usage's recording, which checks each event's
+ * subscription against them. NOTE: the transaction is never cut to let the event loop turn (docs/architecture.md,
+ * "Storage"): on SQLite it holds the file's write lock, and another process (or instance) waiting for it would
+ * wait the longer; so `foldedEvents` bounds how long it holds the loop instead.
  */
 function inOneTransaction(
   ctx: ServiceContext,
   calls: readonly (readonly SentUsageEvent[])[],
 ): Promise<UsageEventOutcome[][]> {
-  return ctx.db.transaction().execute((trx) => sendUsageEventCalls(inTransaction(ctx, trx), calls));
+  return withTransaction(ctx, async (tctx) => {
+    const named = calls.flat().flatMap((e) => (e.subscriptionId === null ? [] : [e.subscriptionId]));
+    const owners = await subscriptionCustomers(tctx.db, tctx.account.id, named);
+    return sendUsageEventCalls(tctx, calls, owners);
+  });
 }
