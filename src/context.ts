@@ -160,7 +160,7 @@ export type Actor =
 
 /**
  * What lower modules ask of higher ones at a moment only the lower module knows (docs/architecture.md, "Ports"):
- * an invoice issued, an allocation changed, a row about to be deleted. Each module that asks declares its member
+ * an invoice issued, an allocation changed, a mandate cancelled. Each module that asks declares its member
  * in its own `ports.ts`, by merging into this interface; the composition root (src/modulePorts.ts) builds the one
  * object, so a port nobody answers is a type error there, and no module holds a registry.
  */
