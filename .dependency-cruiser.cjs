@@ -92,12 +92,17 @@ module.exports = {
     {
       name: 'read-models-only-from-routes',
       comment:
-        'Read models (src/readModels) combine modules, so they sit above all of them: only HTTP routes and the ' +
-        'layers above use them, never a service.',
+        'Read models (src/readModels) combine modules, so they sit above all of them: only HTTP routes (the ' +
+        "portal's pages and their page functions, *Page.ts, too) and the layers above use them, never a service.",
       severity: 'error',
       from: {
         path: '^src/(modules|readModels)/',
-        pathNot: ['[.]routes[.]ts$', '[.]pages[.]ts$', '^src/readModels/'],
+        pathNot: [
+          '[.]routes[.]ts$',
+          '[.]pages[.]ts$',
+          '^src/modules/portal/[^/]+Page[.]ts$',
+          '^src/readModels/',
+        ],
       },
       to: { path: '^src/readModels/' },
     },

@@ -199,18 +199,66 @@ function registerRoutes(v1: App, deps: Pick<AppDeps, 'publicUrl' | 'clock'>): vo
   registerUsageEventRoutes(v1);
 }
 
+/** The Fastify server a service's app is built on, typed by the TypeBox schemas. */
+type Server = ReturnType<typeof newServer>;
+
+/** A request's context acting for an account, and the context of a hosted page's request. */
+interface RequestContexts {
+  /** A request's context acting for an account: its key's under /v1, a capture session's in the frame. */
+  accountContext(account: Account, request: FastifyRequest, actor?: Actor): ServiceContext;
+  /** The context of a hosted page's request, for the account its token names. */
+  hostedPageContext(accountId: number, request: FastifyRequest): Promise<ServiceContext>;
+}
+
+/** What the routes that call for an API key share: the check of the key, and the Idempotency-Keys' settings. */
+interface ApiKeyScope {
+  authenticateRequest(request: FastifyRequest, reply: FastifyReply): Promise<unknown>;
+  idempotency: Parameters<typeof registerIdempotency>[1];
+}
+
+/** Whether the app is closing, which its standard headers read. */
+interface Shutdown {
+  closing: boolean;
+}
+
 export async function buildApp(deps: AppDeps): Promise<App> {
-  const ports = modulePorts();
-  // While shutting down, responses close their connections: a keep-alive client would otherwise hold the
-  // process open until its idle timeout.
-  let closing = false;
-  /** The headers of every answer, also those made outside Fastify's request cycle (answerFrameworkError). */
-  const standardHeaders = (request: FastifyRequest, reply: FastifyReply) => {
+  const shutdown: Shutdown = { closing: false };
+  const standardHeaders = standardHeadersOf(shutdown);
+  const app = newServer(deps, standardHeaders);
+  registerRequestBudgets(app, deps);
+  registerErrorsAndBodies(app);
+  sendStandardHeaders(app, shutdown, standardHeaders);
+  await registerOpenApi(app as unknown as App);
+  registerHealthRoutes(app, deps);
+  const contexts = requestContexts(deps);
+  const apiKeys = await apiKeyScope(app, deps, contexts);
+  await registerApi(app, deps, apiKeys);
+  registerCaptureFrameRoutes(app as unknown as App, {
+    db: deps.storage.db,
+    contextFor: contexts.hostedPageContext,
+    clock: deps.clock,
+  });
+  await registerWidgetPages(app, deps, contexts, apiKeys);
+  await registerHostedPages(app, deps, contexts);
+  return app as unknown as App;
+}
+
+/**
+ * The headers of every answer, also those made outside Fastify's request cycle (answerFrameworkError). While
+ * shutting down, responses close their connections: a keep-alive client would otherwise hold the process open
+ * until its idle timeout.
+ */
+function standardHeadersOf(shutdown: Shutdown) {
+  return (request: FastifyRequest, reply: FastifyReply) => {
     reply.header('x-request-id', request.id);
     setSecurityHeaders(request, reply);
-    if (closing) reply.header('connection', 'close');
+    if (shutdown.closing) reply.header('connection', 'close');
   };
-  const app = Fastify({
+}
+
+/** The Fastify server with the service's logging, limits, timeouts, request ids, router and proxies. */
+function newServer(deps: AppDeps, standardHeaders: ReturnType<typeof standardHeadersOf>) {
+  return Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     logController: new RequestLog(),
     frameworkErrors: (error, request, reply) => answerFrameworkError(error, request, reply, standardHeaders),
@@ -226,30 +274,41 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     // Only the operator's own proxies may say who the client is; anyone else's X-Forwarded-For is ignored.
     trustProxy: deps.trustedProxies?.length ? deps.trustedProxies : false,
   }).withTypeProvider<TypeBoxTypeProvider>();
+}
 
+/** The requests in flight, the customers' turns at moving money and the accounts' budgets of usage events. */
+function registerRequestBudgets(app: Server, deps: AppDeps): void {
   trackRequests(app, deps.inflight);
   registerCustomerQueue(app, new CustomerQueue(deps.moneyTurns ?? moneyTurnSettings({})));
   const usageRate = deps.usageRate ?? usageRateSettings({});
   registerUsageBudget(app, usageBudget(usageRate, deps.bodyLimitBytes, deps.wallClock));
-  // The service's own: another service in the process (tests start many) keeps its own cap and its full accounts.
-  const usageStorage = usageStorageCap(deps.usageStorageBytesPerAccount);
-  const memory = deps.memory ?? serviceMemory();
+}
+
+/** Validation, problems as answers, JSON bodies, and the refusal of URLs and hosts that are not plain. */
+function registerErrorsAndBodies(app: Server): void {
   registerValidation(app);
   app.addSchema(ProblemSchema);
   registerErrorHandling(app);
-
   registerJsonBodies(app);
   refuseNulInUrls(app);
   refuseUnplainHosts(app);
+}
 
+/** Every answer's standard headers; from when the app starts closing, a connection's last answer. */
+function sendStandardHeaders(
+  app: Server,
+  shutdown: Shutdown,
+  standardHeaders: ReturnType<typeof standardHeadersOf>,
+): void {
   app.addHook('preClose', (done) => {
-    closing = true;
+    shutdown.closing = true;
     done();
   });
   app.addHook('onSend', async (request, reply) => standardHeaders(request, reply));
+}
 
-  await registerOpenApi(app as unknown as App);
-
+/** The favicon, and the liveness and readiness checks (the latter pings the database). */
+function registerHealthRoutes(app: Server, deps: AppDeps): void {
   registerFavicon(app);
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
@@ -260,8 +319,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       return sendProblem(reply, problem(503, 'database_unreachable', 'The database cannot be reached'));
     }
   });
+}
 
-  /** A request's context acting for an account: its key's under /v1, a capture session's in the frame. */
+/** The contexts requests act in, sharing the service's ports, memory and cap on stored usage. */
+function requestContexts(deps: AppDeps): RequestContexts {
+  const ports = modulePorts();
+  // The service's own: another service in the process (tests start many) keeps its own cap and its full accounts.
+  const usageStorage = usageStorageCap(deps.usageStorageBytesPerAccount);
+  const memory = deps.memory ?? serviceMemory();
   const accountContext = (account: Account, request: FastifyRequest, actor?: Actor): ServiceContext =>
     contextFor(
       {
@@ -282,18 +347,28 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       },
       account,
     );
+  return {
+    accountContext,
+    hostedPageContext: async (accountId, request) =>
+      accountContext(await getAccount(deps.storage.db, accountId), request, widgetActor(request)),
+  };
+}
 
-  /** A customer acting in a hosted page: the route, not the URL, which holds the page's token. */
-  const widgetActor = (request: FastifyRequest): Actor => ({
+/** A customer acting in a hosted page: the route, not the URL, which holds the page's token. */
+function widgetActor(request: FastifyRequest): Actor {
+  return {
     kind: 'widget',
     clientAddress: request.ip,
     requestId: request.id,
     operation: `${request.method} ${request.routeOptions.url ?? ''}`,
-  });
+  };
+}
 
-  /** The context of a hosted page's request, for the account its token names. */
-  const hostedPageContext = async (accountId: number, request: FastifyRequest): Promise<ServiceContext> =>
-    accountContext(await getAccount(deps.storage.db, accountId), request, widgetActor(request));
+/**
+ * The check of a request's API key, which sets the request's context (failed attempts throttled, rate refusals
+ * paused), and the settings of the Idempotency-Keys of the routes that call for one.
+ */
+async function apiKeyScope(app: Server, deps: AppDeps, contexts: RequestContexts): Promise<ApiKeyScope> {
   const idempotency = {
     db: deps.storage.db,
     clock: deps.clock,
@@ -301,7 +376,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     secrets: deps.secrets,
     lease: deps.idempotencyLease,
   };
-
   app.decorateRequest('ctx', null as unknown as ServiceContext);
   const failedAuthentication = await throttleFailedAuthentication(app, deps.authFailuresPerMinute);
   pauseRateRefusals(app);
@@ -311,7 +385,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     const authenticated = await authenticate(deps.storage.db, credentials);
     if (!authenticated) return failedAuthentication(request, reply);
     const { account, apiKeyId } = authenticated;
-    request.ctx = accountContext(account, request, {
+    request.ctx = contexts.accountContext(account, request, {
       kind: 'api_key',
       apiKeyId,
       clientAddress: request.ip,
@@ -319,60 +393,73 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       operation: `${request.method} ${request.routeOptions.url ?? request.url}`,
     });
   };
+  return { authenticateRequest, idempotency };
+}
+
+/** The API under /v1: an API key on every request, Idempotency-Keys, every module's routes. */
+async function registerApi(app: Server, deps: AppDeps, apiKeys: ApiKeyScope): Promise<void> {
   await app.register(
     async (v1) => {
-      v1.addHook('onRequest', authenticateRequest);
-      registerIdempotency(v1, idempotency);
+      v1.addHook('onRequest', apiKeys.authenticateRequest);
+      registerIdempotency(v1, apiKeys.idempotency);
       registerRoutes(v1, deps);
     },
     { prefix: '/v1' },
   );
-  // The capture widget's loader and frame, for browsers: no API key, the session's account found by its HashToken.
-  registerCaptureFrameRoutes(app as unknown as App, {
-    db: deps.storage.db,
-    contextFor: hostedPageContext,
-    clock: deps.clock,
-  });
+}
+
+/**
+ * Under /widget: the eMandate API the merchant's server calls with its API key, and the signing pages, whose
+ * token names the account.
+ */
+async function registerWidgetPages(
+  app: Server,
+  deps: AppDeps,
+  contexts: RequestContexts,
+  apiKeys: ApiKeyScope,
+): Promise<void> {
   await app.register(
     async (widget) => {
       // Spec part 2, eMandates: POST /widget/emandate is called by the merchant's server, authenticated as /v1 is.
       await widget.register(async (api) => {
-        api.addHook('onRequest', authenticateRequest);
+        api.addHook('onRequest', apiKeys.authenticateRequest);
         api.addHook('onSend', async (_request, reply) => {
           reply.header('cache-control', 'no-store');
         });
-        registerIdempotency(api, idempotency);
+        registerIdempotency(api, apiKeys.idempotency);
         registerEmandateWidgetApiRoutes(api);
       });
       // The signing pages: the token in the URL is the signee's capability, and names the account.
       registerEmandatePageRoutes(widget, {
         db: deps.storage.db,
-        contextFor: hostedPageContext,
+        contextFor: contexts.hostedPageContext,
       });
     },
     { prefix: '/widget' },
   );
+}
+
+/** Outside /v1 and /widget: the payment providers' webhooks, the page that pays an invoice, the customer portal. */
+async function registerHostedPages(app: Server, deps: AppDeps, contexts: RequestContexts): Promise<void> {
   // Payment providers' webhooks: no API key, the body's signature checked by the gateway's driver.
   await registerGatewayWebhookRoutes(app as unknown as App, {
     db: deps.storage.db,
     contextFor: async (accountId, request) =>
-      accountContext(await getAccount(deps.storage.db, accountId), request),
+      contexts.accountContext(await getAccount(deps.storage.db, accountId), request),
   });
   // The page that pays one invoice: the signed token in its path names the account and the invoice.
   registerPayPageRoutes(app as unknown as App, {
     secrets: deps.secrets,
     wallClock: deps.wallClock,
-    contextFor: hostedPageContext,
+    contextFor: contexts.hostedPageContext,
     publicUrl: deps.publicUrl,
   });
   // The customer portal's pages: a contact's session (or the sign-in they lead to) names the account.
   registerPortalRoutes(app as unknown as App, {
     db: deps.storage.db,
-    contextFor: hostedPageContext,
+    contextFor: contexts.hostedPageContext,
     publicUrl: deps.publicUrl,
     // The service's own: another service in the process (tests start many) must not take its slots.
     passwordChecks: passwordCheckSlots(),
   });
-
-  return app as unknown as App;
 }

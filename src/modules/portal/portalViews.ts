@@ -36,7 +36,7 @@ export const pageNumber = (page: string | undefined) =>
 
 /**
  * A pay form's own random token, new on every page shown: the form sent twice is one payment, a form of another
- * page (a later visit with the same session) another one (pay.pages.ts, payKey).
+ * page (a later visit with the same session) another one (payPage.ts, payKey).
  */
 export const payAttempt = () => crypto.randomBytes(16).toString('base64url');
 
