@@ -9,7 +9,7 @@ import type { UsageRateSettings } from './config.ts';
 import type { MoneyTurnSettings } from './config.ts';
 import { contextFor, serviceMemory } from './context.ts';
 import { pauseRateRefusals } from './http/pageRateLimit.ts';
-import type { ServiceContext, ServiceMemory, WebhookSender } from './context.ts';
+import type { ServiceContext, ServiceMemory, WebhookRules, WebhookSender } from './context.ts';
 import type { SecretBox } from './security/secretBox.ts';
 import type { Storage } from './storage/database.ts';
 import { modulePorts } from './modulePorts.ts';
@@ -131,6 +131,8 @@ export interface AppDeps {
   usageStorageBytesPerAccount?: number;
   /** What the service keeps in memory (ServiceContext.memory); a memory of the app's own unless given. */
   memory?: ServiceMemory;
+  /** The service's webhook settings (ServiceContext.webhookRules); the defaults unless given. */
+  webhookRules?: WebhookRules;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,64}$/;
@@ -274,6 +276,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         webhookSender: deps.webhookSender,
         documents: deps.documents,
         usageStorage,
+        webhookRules: deps.webhookRules,
         ports,
         memory,
         providerFetch: deps.providerFetch,
