@@ -311,7 +311,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const authenticateRequest = async (request: FastifyRequest, reply: FastifyReply) => {
     const credentials = readCredentials(request.headers.authorization);
     if (!credentials) return sendUnauthorized(request, reply, false);
-    const authenticated = await authenticate(deps.storage.db, credentials);
+    const authenticated = await authenticate(deps.storage.db, memory, credentials);
     if (!authenticated) return failedAuthentication(request, reply);
     const { account, apiKeyId } = authenticated;
     request.ctx = accountContext(account, request, {

@@ -244,9 +244,11 @@ export interface ServiceMemory {
 export function serviceMemory(): ServiceMemory {
   const parts = new Map<MemoryPart<unknown>, unknown>();
   return {
+    // One lookup once made: key lookups ask for their part on every request (auth/credentialsCache.ts).
     part<T>(kind: MemoryPart<T>): T {
-      if (!parts.has(kind)) parts.set(kind, kind.make());
-      return parts.get(kind) as T;
+      let part = parts.get(kind);
+      if (part === undefined && !parts.has(kind)) parts.set(kind, (part = kind.make()));
+      return part as T;
     },
     clear: () => parts.clear(),
   };
