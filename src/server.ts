@@ -169,8 +169,8 @@ export async function startService(config: Config, options: ServiceOptions = {})
         "lost the idempotency lease connection to PostgreSQL: retries of this process's requests now wait out the 5-minute abandonment delay",
       ),
     );
-    started.keptCredentials = await keepCredentialLookups(config.database, storage.db, log);
-    keepCataloguePages(storage.db, config.cataloguePageCacheChars);
+    started.keptCredentials = await keepCredentialLookups(config.database, storage.db, started.memory, log);
+    keepCataloguePages(storage.db, started.memory, config.cataloguePageCacheChars);
     const app = (started.app = await buildApp({
       storage,
       clock,

@@ -50,7 +50,7 @@ export function registerPackageRoutes(app: App): void {
     async (request, reply) => {
       const { ctx } = request;
       const page = pageOf(request.query);
-      if (!keepsCataloguePages(ctx.db)) return (await packages.listPackages(ctx, page)).map(toPackageDto);
+      if (!keepsCataloguePages(ctx)) return (await packages.listPackages(ctx, page)).map(toPackageDto);
       const serialize = routeSerializer(reply);
       const rendered = await renderedCataloguePage(ctx, 'packages', page, async () =>
         packagesPageWithHoles((await packages.listPackages(ctx, page)).map(toPackageDto), serialize),
