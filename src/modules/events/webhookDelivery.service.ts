@@ -8,6 +8,7 @@ import type {
   Ports,
   SendingEndpoint,
   ServiceContext,
+  ServiceMemory,
   WebhookRules,
   WebhookSender,
 } from '../../context.ts';
@@ -50,6 +51,8 @@ export interface WebhookDeliveryDeps {
   timeoutMs: number;
   mailQueued(): void;
   ports: Ports;
+  /** The service's memory (ServiceContext.memory): the secrets it opened, among others. */
+  memory: ServiceMemory;
   /** The service's webhook settings (ServiceContext.webhookRules); absent: the defaults. */
   webhookRules?: WebhookRules;
   /** Draws the schedule's jitter, in [0, 1). */

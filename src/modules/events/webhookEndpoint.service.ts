@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { SendingEndpoint, ServiceContext } from '../../context.ts';
+import type { MemoryPart, SendingEndpoint, ServiceContext, ServiceMemory } from '../../context.ts';
 import { nowInstant, withTransaction } from '../../context.ts';
 import { isEventTypePattern, matchesSomeType, nearestEventPattern } from './eventTypes.ts';
 import type { Page } from '../../core/paging.ts';
@@ -270,22 +270,29 @@ export async function rotateWebhookSecret(
 
 /** The secrets that sign a delivery at `now`, current first; the replaced one until its window ends. */
 export function endpointSigningSecrets(
-  ctx: { secrets: SecretBox },
+  ctx: { secrets: SecretBox; memory: ServiceMemory },
   endpoint: Pick<SendingEndpoint, 'secretSealed' | 'previousSecretSealed' | 'previousSecretExpiresAt'>,
   now: Date,
 ): string[] {
-  const secrets = [openSecret(ctx.secrets, endpoint.secretSealed)];
+  const secrets = [openSecret(ctx, endpoint.secretSealed)];
   const { previousSecretSealed: previous, previousSecretExpiresAt: expiresAt } = endpoint;
-  if (previous && expiresAt && now.getTime() < Date.parse(expiresAt))
-    secrets.push(openSecret(ctx.secrets, previous));
+  if (previous && expiresAt && now.getTime() < Date.parse(expiresAt)) secrets.push(openSecret(ctx, previous));
   return secrets;
 }
 
-/** Opened secrets by their sealed text, per key: every delivery signs, and opening one costs a decryption. */
-const openedSecrets = new WeakMap<SecretBox, Map<string, string>>();
+/**
+ * In the service's memory, opened secrets by their sealed text, per key: every delivery signs, and opening one
+ * costs a decryption.
+ */
+const OPENED_SECRETS: MemoryPart<WeakMap<SecretBox, Map<string, string>>> = {
+  name: 'opened webhook secrets',
+  make: () => new WeakMap(),
+};
 const OPENED_SECRETS_KEPT = 1_000;
 
-function openSecret(box: SecretBox, sealed: string): string {
+function openSecret(ctx: { secrets: SecretBox; memory: ServiceMemory }, sealed: string): string {
+  const box = ctx.secrets;
+  const openedSecrets = ctx.memory.part(OPENED_SECRETS);
   let opened = openedSecrets.get(box);
   if (!opened) {
     opened = new Map();
