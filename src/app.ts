@@ -9,7 +9,7 @@ import type { UsageRateSettings } from './config.ts';
 import type { MoneyTurnSettings } from './config.ts';
 import { contextFor, serviceMemory } from './context.ts';
 import { pauseRateRefusals } from './http/pageRateLimit.ts';
-import type { ServiceContext, ServiceMemory, WebhookSender } from './context.ts';
+import type { ServiceContext, ServiceMemory, WebhookRules, WebhookSender } from './context.ts';
 import type { SecretBox } from './security/secretBox.ts';
 import type { Storage } from './storage/database.ts';
 import { modulePorts } from './modulePorts.ts';
@@ -131,6 +131,8 @@ export interface AppDeps {
   usageStorageBytesPerAccount?: number;
   /** What the service keeps in memory (ServiceContext.memory); a memory of the app's own unless given. */
   memory?: ServiceMemory;
+  /** The service's webhook settings (ServiceContext.webhookRules); the defaults unless given. */
+  webhookRules?: WebhookRules;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,64}$/;
@@ -208,6 +210,8 @@ interface RequestContexts {
   accountContext(account: Account, request: FastifyRequest, actor?: Actor): ServiceContext;
   /** The context of a hosted page's request, for the account its token names. */
   hostedPageContext(accountId: number, request: FastifyRequest): Promise<ServiceContext>;
+  /** The service's memory, which the key check's kept lookups are part of. */
+  memory: ServiceMemory;
 }
 
 /** What the routes that call for an API key share: the check of the key, and the Idempotency-Keys' settings. */
@@ -339,6 +343,7 @@ function requestContexts(deps: AppDeps): RequestContexts {
         webhookSender: deps.webhookSender,
         documents: deps.documents,
         usageStorage,
+        webhookRules: deps.webhookRules,
         ports,
         memory,
         providerFetch: deps.providerFetch,
@@ -349,6 +354,7 @@ function requestContexts(deps: AppDeps): RequestContexts {
     );
   return {
     accountContext,
+    memory,
     hostedPageContext: async (accountId, request) =>
       accountContext(await getAccount(deps.storage.db, accountId), request, widgetActor(request)),
   };
@@ -382,7 +388,7 @@ async function apiKeyScope(app: Server, deps: AppDeps, contexts: RequestContexts
   const authenticateRequest = async (request: FastifyRequest, reply: FastifyReply) => {
     const credentials = readCredentials(request.headers.authorization);
     if (!credentials) return sendUnauthorized(request, reply, false);
-    const authenticated = await authenticate(deps.storage.db, credentials);
+    const authenticated = await authenticate(deps.storage.db, contexts.memory, credentials);
     if (!authenticated) return failedAuthentication(request, reply);
     const { account, apiKeyId } = authenticated;
     request.ctx = contexts.accountContext(account, request, {

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import type { BlockList } from 'node:net';
 import { fixedClock } from './clock.ts';
 import type { Clock } from './clock.ts';
 import { dateAt } from './core/calendar.ts';
@@ -213,6 +214,8 @@ export interface ServiceContext {
   documents?: DocumentRenderer;
   /** The service's cap on an account's stored usage events; absent where no usage event is recorded (the CLI). */
   usageStorage?: UsageStorageCap;
+  /** The service's webhook settings, from its configuration; absent: the defaults (events module, `webhookRulesOf`). */
+  webhookRules?: WebhookRules;
   /** The answers of higher modules to lower ones' questions, made once by the composition root. */
   ports: Ports;
   /** What the service keeps in memory for its own work while it runs: its own, never another service's. */
@@ -241,9 +244,11 @@ export interface ServiceMemory {
 export function serviceMemory(): ServiceMemory {
   const parts = new Map<MemoryPart<unknown>, unknown>();
   return {
+    // One lookup once made: key lookups ask for their part on every request (auth/credentialsCache.ts).
     part<T>(kind: MemoryPart<T>): T {
-      if (!parts.has(kind)) parts.set(kind, kind.make());
-      return parts.get(kind) as T;
+      let part = parts.get(kind);
+      if (part === undefined && !parts.has(kind)) parts.set(kind, (part = kind.make()));
+      return part as T;
     },
     clear: () => parts.clear(),
   };
@@ -263,6 +268,29 @@ export interface UsageStorageCap {
 }
 
 /**
+ * Where webhooks may be sent (docs/design/webhooks.md, "Endpoint addresses"), as the events module reads it
+ * (webhookUrlPolicy.ts, which makes it from WEBHOOK_ALLOW_HTTP and WEBHOOK_ALLOWED_PRIVATE_HOSTS).
+ */
+export interface WebhookUrlPolicy {
+  /** `http` URLs too (WEBHOOK_ALLOW_HTTP=true): for local receivers in tests and development. */
+  readonly allowHttp: boolean;
+  /** IPs and CIDRs let through although in a refused range (WEBHOOK_ALLOWED_PRIVATE_HOSTS), as configured. */
+  readonly allowedPrivateHosts: readonly string[];
+  readonly allowedPrivate: BlockList;
+}
+
+/**
+ * A service's webhook settings, made once from its configuration (the events module's `webhookRules`) and carried
+ * by its contexts and its workers, so that two services in one process keep each their own (docs/architecture.md,
+ * "State a service keeps").
+ */
+export interface WebhookRules {
+  readonly urlPolicy: WebhookUrlPolicy;
+  /** WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT (docs/webhooks.md). */
+  readonly maxEndpointsPerAccount: number;
+}
+
+/**
  * What a process (a server, a worker, a command) holds to make the context of an account: everything of
  * ServiceContext but the account, the clocks as the process sees them.
  */
@@ -278,6 +306,7 @@ export interface ContextDeps {
   webhookSender?: WebhookSender;
   documents?: DocumentRenderer;
   usageStorage?: UsageStorageCap;
+  webhookRules?: WebhookRules;
   ports: Ports;
   /** The service's memory; absent: the context gets one of its own (a command, a benchmark). */
   memory?: ServiceMemory;
@@ -309,6 +338,7 @@ export function contextFor(deps: ContextDeps, account: Account): ServiceContext 
     ...(deps.webhookSender ? { webhookSender: deps.webhookSender } : {}),
     ...(deps.documents ? { documents: deps.documents } : {}),
     ...(deps.usageStorage ? { usageStorage: deps.usageStorage } : {}),
+    ...(deps.webhookRules ? { webhookRules: deps.webhookRules } : {}),
     ...(deps.providerFetch ? { providerFetch: deps.providerFetch } : {}),
     ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}),
     ...(deps.actor ? { actor: deps.actor } : {}),

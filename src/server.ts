@@ -5,7 +5,7 @@ import type { DestinationStream, Logger } from 'pino';
 import type { Config } from './config.ts';
 import { ConfigError } from './config.ts';
 import type { Clock } from './clock.ts';
-import type { Ports } from './context.ts';
+import type { Ports, WebhookRules } from './context.ts';
 import { systemClock } from './clock.ts';
 import { buildApp } from './app.ts';
 import { modulePorts } from './modulePorts.ts';
@@ -27,13 +27,7 @@ import {
 } from './modules/auth/index.ts';
 import type { KeptCredentials } from './modules/auth/index.ts';
 import { keepCataloguePages } from './modules/catalogue/index.ts';
-import {
-  configureWebhookEndpointLimit,
-  configureWebhookUrlPolicy,
-  parseWebhookUrlPolicy,
-  purgeExpiredEvents,
-  startWebhookWorker,
-} from './modules/events/index.ts';
+import { purgeExpiredEvents, startWebhookWorker, webhookRules } from './modules/events/index.ts';
 import type { WebhookAccounts, WebhookWorker } from './modules/events/index.ts';
 import { smtpTransport, startMailWorker } from './modules/mail/index.ts';
 import type { MailTransport, MailWorker } from './modules/mail/index.ts';
@@ -122,7 +116,7 @@ interface Started {
   app?: App;
 }
 
-/** What every worker is given: the database, both clocks, the secrets and the service's memory. */
+/** What every worker is given: the database, both clocks, the secrets, the service's memory and webhook settings. */
 interface WorkerBase {
   db: Storage['db'];
   clock: Clock;
@@ -130,6 +124,7 @@ interface WorkerBase {
   secrets: SecretBox;
   ports: Ports;
   memory: ServiceMemory;
+  webhookRules: WebhookRules;
 }
 
 /** Opens the database, brings its schema up to date, starts the workers and listens. */
@@ -140,7 +135,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const clock = options.clock ?? systemClock;
   const wallClock = options.wallClock ?? systemClock;
   const log = createLogger(config.logLevel, options.logStream, config.logFormat);
-  configureWebhooks(config);
+  const rules = webhookRulesFrom(config);
   const storage = await openMigratedStorage(config, options);
   if (storage.dialect === 'postgres' && !config.encryptionKey) {
     log.warn(
@@ -156,7 +151,15 @@ export async function startService(config: Config, options: ServiceOptions = {})
   };
   try {
     const secrets = createSecretBox(loadEncryptionKey(config.encryptionKey, config.dataDir));
-    const base: WorkerBase = { db: storage.db, clock, wallClock, secrets, memory: started.memory, ports };
+    const base: WorkerBase = {
+      db: storage.db,
+      clock,
+      wallClock,
+      secrets,
+      memory: started.memory,
+      webhookRules: rules,
+      ports,
+    };
     const mail = (started.mailWorker = startMail(config, options, base, log, started.documents));
     const webhooks = (started.webhookWorker = startWebhooks(config, base, log, mail));
     startHousekeeping(started, clock, log);
@@ -166,8 +169,8 @@ export async function startService(config: Config, options: ServiceOptions = {})
         "lost the idempotency lease connection to PostgreSQL: retries of this process's requests now wait out the 5-minute abandonment delay",
       ),
     );
-    started.keptCredentials = await keepCredentialLookups(config.database, storage.db, log);
-    keepCataloguePages(storage.db, config.cataloguePageCacheChars);
+    started.keptCredentials = await keepCredentialLookups(config.database, storage.db, started.memory, log);
+    keepCataloguePages(storage.db, started.memory, config.cataloguePageCacheChars);
     const app = (started.app = await buildApp({
       storage,
       clock,
@@ -188,6 +191,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       usageRate: config.usageRate,
       usageStorageBytesPerAccount: config.usageStorageBytesPerAccount,
       memory: started.memory,
+      webhookRules: rules,
       ...(options.providerFetch ? { providerFetch: options.providerFetch } : {}),
     }));
     await app.listen({ port: config.port, host: config.host });
@@ -205,18 +209,17 @@ export async function startService(config: Config, options: ServiceOptions = {})
   }
 }
 
-function configureWebhooks(config: Config): void {
+/** The service's own webhook settings (ServiceContext.webhookRules): another service in the process has its own. */
+function webhookRulesFrom(config: Config): WebhookRules {
   try {
-    configureWebhookUrlPolicy(
-      parseWebhookUrlPolicy({
-        allowHttp: config.webhookAllowHttp,
-        allowedPrivateHosts: config.webhookAllowedPrivateHosts,
-      }),
-    );
+    return webhookRules({
+      allowHttp: config.webhookAllowHttp,
+      allowedPrivateHosts: config.webhookAllowedPrivateHosts,
+      maxEndpointsPerAccount: config.webhookMaxEndpointsPerAccount,
+    });
   } catch (error) {
     throw new ConfigError(error instanceof Error ? error.message : String(error));
   }
-  configureWebhookEndpointLimit(config.webhookMaxEndpointsPerAccount);
 }
 
 async function openMigratedStorage(config: Config, options: ServiceOptions): Promise<Storage> {

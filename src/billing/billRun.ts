@@ -1,9 +1,9 @@
-import { contextFor, today } from '../context.ts';
+import { contextFor, serviceMemory, today } from '../context.ts';
 import type { Logger } from 'pino';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock.ts';
 import { fixedClock } from '../clock.ts';
-import type { Ports, ServiceContext, WebhookSender } from '../context.ts';
+import type { MemoryPart, Ports, ServiceContext, ServiceMemory, WebhookSender } from '../context.ts';
 import { dateAt, startOfDate } from '../core/calendar.ts';
 import type { PlainDate } from '../core/calendar.ts';
 import type { SecretBox } from '../security/secretBox.ts';
@@ -54,6 +54,8 @@ export interface BillingDeps {
   secrets: SecretBox;
   mailQueued(): void;
   ports: Ports;
+  /** The service's memory (ServiceContext.memory); absent: runBilling makes one for the run (a command). */
+  memory?: ServiceMemory;
   /** This process's webhook worker, which the run's changes hand their deliveries to. */
   webhookSender?: WebhookSender;
   /** The HTTP client payment providers are reached with (ServiceContext.providerFetch). */
@@ -302,13 +304,16 @@ async function billOrParkRecurringInvoice(
 }
 
 /**
- * The day each account's open invoices were last paid from credit in this process, per database. The pass reads
+ * In the service's memory, the day each account's open invoices were last paid from credit by it. The pass reads
  * where every customer of the account holds money or grants, too much for every round of the worker
  * (BILLING_INTERVAL_MS), and it is for the day (docs/credits.md, "Consumption order"): so once an account day. It
  * changes nothing when repeated (credit spent is gone), so another process or a restart running it again that day
  * costs only its reads; a table to claim the day would make nothing safer.
  */
-const creditPassDays = new WeakMap<Db, Map<number, PlainDate>>();
+const CREDIT_PASS_DAYS: MemoryPart<Map<number, PlainDate>> = {
+  name: 'credit pass days',
+  make: () => new Map(),
+};
 
 /** The account's open invoices paid from its customers' credit (payOpenInvoicesFromCredit), once an account day. */
 async function payOpenInvoicesFromCreditOnce(
@@ -316,8 +321,7 @@ async function payOpenInvoicesFromCreditOnce(
   on: PlainDate,
   summary: BillRunSummary,
 ): Promise<void> {
-  const days = creditPassDays.get(ctx.db) ?? new Map<number, PlainDate>();
-  creditPassDays.set(ctx.db, days);
+  const days = ctx.memory.part(CREDIT_PASS_DAYS);
   if (days.get(ctx.account.id) === on) return;
   try {
     await payOpenInvoicesFromCredit(ctx);
@@ -483,7 +487,9 @@ function asOfFor(account: Account, asOf: BillRunOptions['asOf']): Date | string 
  * One bill run over every account (or one). A test account is billed as of its own clock unless `asOf` is
  * given; other accounts as of the clock.
  */
-export async function runBilling(deps: BillingDeps, options: BillRunOptions = {}): Promise<BillRunSummary> {
+export async function runBilling(given: BillingDeps, options: BillRunOptions = {}): Promise<BillRunSummary> {
+  // One memory for all the run's accounts when no service gives its own.
+  const deps = given.memory ? given : { ...given, memory: serviceMemory() };
   const summary = emptySummary();
   const accountIds = options.accountId !== undefined ? [options.accountId] : await listAccountIds(deps.db);
   for (const accountId of accountIds) {

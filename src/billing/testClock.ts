@@ -56,7 +56,7 @@ export async function advanceTestClock(
     // The event happens at the clock's new time; the account's object shows it as TestClockDate.
     await withTransaction({ ...ctx, clock: fixedClock(to) }, async (tctx) => {
       const before = await snapshotResource(tctx, accountRef(account.id));
-      await setTestClock(tctx.db, account.id, to);
+      await setTestClock(tctx, account.id, to);
       await emitEvent(tctx, 'test_clock.advanced', accountRef(account.id), { before });
     });
   }

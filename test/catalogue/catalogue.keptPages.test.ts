@@ -84,7 +84,7 @@ const catalogueRevision = async (accountId: number) =>
 describe('catalogue pages kept in the process', () => {
   it('sends every page byte for byte as the uncached read, after every kind of write from any process', async () => {
     await expectPagesAsUncached('at first');
-    expect(keptCataloguePages(t.service.storage.db).pages).toBe(PAGES.length);
+    expect(keptCataloguePages(t.service.memory).pages).toBe(PAGES.length);
 
     const awkward = await createPackage({ Name: AWKWARD, Descrip: AWKWARD });
     await expectPagesAsUncached('a package created');

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { eventually } from '../helpers/service.ts';
+import { eventually, startTestService } from '../helpers/service.ts';
 import type { TestAccount } from '../helpers/service.ts';
 import { movableClock } from '../helpers/billing.ts';
 import { startWebhookReceiver, verifyWebhook } from '../helpers/webhookReceiver.ts';
@@ -54,8 +54,8 @@ async function emitCustomerEvent(as: TestAccount, name = 'Ada'): Promise<string>
   return events.body[0].id as string;
 }
 
-async function delivery(eventId: string) {
-  return db()
+async function delivery(eventId: string, database = db()) {
+  return database
     .selectFrom('webhook_deliveries')
     .selectAll()
     .where('event_id', '=', eventId)
@@ -80,9 +80,13 @@ async function receivedCount(eventId: string, count: number) {
   expect(receivedFor(eventId)).toHaveLength(count);
 }
 
-async function deliveryWhere(eventId: string, check: (row: Awaited<ReturnType<typeof delivery>>) => boolean) {
+async function deliveryWhere(
+  eventId: string,
+  check: (row: Awaited<ReturnType<typeof delivery>>) => boolean,
+  database = db(),
+) {
   return eventually(async () => {
-    const row = await delivery(eventId);
+    const row = await delivery(eventId, database);
     return check(row) ? row : undefined;
   });
 }
@@ -352,37 +356,37 @@ describe('webhook delivery', () => {
   });
 
   it('refuses at connect time an address the policy does not allow (DNS rebinding)', async () => {
-    const as = await t.newAccount('Rebound');
-    const endpoint = await createEndpoint(as);
-    // The name was checked when the endpoint was saved; now it resolves to loopback, which is not allowed
-    // (only 127.0.0.1 is, and localhost may also resolve to ::1) — simulated by pointing the row at localhost.
-    const port = new URL(receiver.url).port;
-    await db()
-      .updateTable('webhook_endpoints')
-      .set({ url: `http://localhost:${port}/hook` })
-      .where('id', '=', endpoint.id)
-      .execute();
-    const { configureWebhookUrlPolicy, parseWebhookUrlPolicy } =
-      await import('../../src/modules/events/index.ts');
-    configureWebhookUrlPolicy(parseWebhookUrlPolicy({ allowHttp: true, allowedPrivateHosts: [] }));
+    // A service of its own, whose policy lets http through but no internal address (this file's allows 127.0.0.1):
+    // each service keeps the policy it started with (docs/architecture.md, "State a service keeps").
+    const strict = await startTestService({
+      env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_TIMEOUT_MS: '1000', WORKER_INTERVAL_MS: '50' },
+    });
     try {
-      const eventId = await emitCustomerEvent(as);
-      const row = await deliveryWhere(eventId, (r) => r.attempts === 1);
+      const strictDb = strict.service.storage.db;
+      const endpoint = await createEndpoint(strict, 'http://hooks.rebound.example/hook');
+      // The name was checked when the endpoint was saved; now it resolves to loopback, which is not allowed
+      // (localhost may also resolve to ::1) — simulated by pointing the row at localhost.
+      const port = new URL(receiver.url).port;
+      await strictDb
+        .updateTable('webhook_endpoints')
+        .set({ url: `http://localhost:${port}/hook` })
+        .where('id', '=', endpoint.id)
+        .execute();
+      const eventId = await emitCustomerEvent(strict);
+      const row = await deliveryWhere(eventId, (r) => r.attempts === 1, strictDb);
       expect(row.last_error).toMatch(/localhost resolves to .*an address webhooks may not be sent to/);
       // An IP literal is refused before any connection.
-      await db()
+      await strictDb
         .updateTable('webhook_endpoints')
         .set({ url: `${receiver.url}/hook` })
         .where('id', '=', endpoint.id)
         .execute();
-      const literal = await emitCustomerEvent(as, 'Literal');
-      const literalRow = await deliveryWhere(literal, (r) => r.attempts === 1);
+      const literal = await emitCustomerEvent(strict, 'Literal');
+      const literalRow = await deliveryWhere(literal, (r) => r.attempts === 1, strictDb);
       expect(literalRow.last_error).toMatch(/127\.0\.0\.1 is an address webhooks may not be sent to/);
       expect([...receivedFor(eventId), ...receivedFor(literal)]).toHaveLength(0);
     } finally {
-      configureWebhookUrlPolicy(
-        parseWebhookUrlPolicy({ allowHttp: true, allowedPrivateHosts: ['127.0.0.1'] }),
-      );
+      await strict.close();
     }
   });
 });

@@ -92,6 +92,7 @@ describe('webhook worker limits', () => {
         clock: systemClock,
         wallClock: systemClock,
         secrets: t.service.secrets,
+        memory: t.service.memory,
         log: t.service.log,
         accounts: { account: () => Promise.reject(new Error('unused')), contactEmail: async () => null },
         timeoutMs: 1000,

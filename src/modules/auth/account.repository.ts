@@ -1,7 +1,7 @@
 import type { Db } from '../../storage/database.ts';
 import { preparedQuery } from '../../storage/prepared.ts';
 import { cachedCredentials, credentialsChanged } from './credentialsCache.ts';
-import type { Account } from '../../context.ts';
+import type { Account, ServiceMemory } from '../../context.ts';
 import type { AccountsTable } from './tables.ts';
 import type { AccountChanges, ApiKeyInfo } from './account.ts';
 import { accountChangesToRow, accountFromRow, apiKeyInfoFromRow } from './account.mapper.ts';
@@ -144,24 +144,29 @@ export async function deleteLogo(db: Db, accountId: number): Promise<void> {
   await db.deleteFrom('account_logos').where('account_id', '=', accountId).execute();
 }
 
-export async function updateAccount(db: Db, accountId: number, changes: AccountChanges): Promise<boolean> {
+export async function updateAccount(
+  db: Db,
+  memory: ServiceMemory,
+  accountId: number,
+  changes: AccountChanges,
+): Promise<boolean> {
   const result = await db
     .updateTable('accounts')
     .set(accountChangesToRow(changes))
     .where('id', '=', accountId)
     .executeTakeFirst();
-  await credentialsChanged(db);
+  await credentialsChanged(db, memory);
   return result.numUpdatedRows > 0n;
 }
 
 /** A new portal epoch: the sessions and tokens the portal made under the earlier slug no longer work. */
-export async function bumpPortalEpoch(db: Db, accountId: number): Promise<void> {
+export async function bumpPortalEpoch(db: Db, memory: ServiceMemory, accountId: number): Promise<void> {
   await db
     .updateTable('accounts')
     .set((eb) => ({ portal_epoch: eb('portal_epoch', '+', 1) }))
     .where('id', '=', accountId)
     .execute();
-  await credentialsChanged(db);
+  await credentialsChanged(db, memory);
 }
 
 export async function findAccountIdByPortalSlug(db: Db, slug: string): Promise<number | undefined> {
@@ -221,10 +226,11 @@ const accountByKeyHash = preparedQuery((db, keyHash: string) =>
  */
 export async function findAccountByKeyHash(
   db: Db,
+  memory: ServiceMemory,
   keyHash: string,
 ): Promise<{ account: Account; apiKeyId: number } | undefined> {
   const row = await cachedCredentials(
-    db,
+    memory,
     keyHash,
     async () => (await accountByKeyHash(db, keyHash))[0],
     (found) => Boolean(found.is_test),
@@ -235,6 +241,7 @@ export async function findAccountByKeyHash(
 
 export async function markApiKeyRevoked(
   db: Db,
+  memory: ServiceMemory,
   accountId: number,
   keyId: number,
   revokedAt: string,
@@ -246,7 +253,7 @@ export async function markApiKeyRevoked(
     .where('id', '=', keyId)
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
-  await credentialsChanged(db);
+  await credentialsChanged(db, memory);
   return result.numUpdatedRows > 0n;
 }
 
@@ -290,7 +297,12 @@ export async function listAccountIds(db: Db): Promise<number[]> {
 }
 
 /** Moves a test account's clock, only forward. */
-export async function setTestClock(db: Db, accountId: number, at: string): Promise<void> {
+export async function setTestClock(
+  db: Db,
+  memory: ServiceMemory,
+  accountId: number,
+  at: string,
+): Promise<void> {
   await db
     .updateTable('accounts')
     .set({ test_clock_at: at })
@@ -298,5 +310,5 @@ export async function setTestClock(db: Db, accountId: number, at: string): Promi
     .where('is_test', '=', true)
     .where('test_clock_at', '<', at)
     .execute();
-  await credentialsChanged(db);
+  await credentialsChanged(db, memory);
 }

@@ -11,7 +11,7 @@ import { isCurrencyCode } from '../../core/currencies.ts';
 import { optionalText } from '../../core/text.ts';
 import { isStatementPeriod, STATEMENT_PERIODS } from '../../core/periods.ts';
 import { contextFor, withTransaction } from '../../context.ts';
-import type { Account, Actor, Clocks, ServiceContext, VatSettings } from '../../context.ts';
+import type { Account, Actor, Clocks, ServiceContext, ServiceMemory, VatSettings } from '../../context.ts';
 import type { SecretBox } from '../../security/secretBox.ts';
 import { currencyRef, enableAccountCurrency, packagesByIds } from '../catalogue/index.ts';
 import { emitEvent, emitEvents, snapshotResource } from '../events/index.ts';
@@ -298,9 +298,13 @@ async function assertPortalSlugFree(db: Db, accountId: number, slug: string): Pr
 }
 
 /** The update, with a slug taken by a concurrent request (the unique index) a 409 like one taken before. */
-async function updateAccountRow(db: Db, accountId: number, changes: AccountChanges): Promise<boolean> {
+async function updateAccountRow(
+  ctx: ServiceContext,
+  accountId: number,
+  changes: AccountChanges,
+): Promise<boolean> {
   try {
-    return await repo.updateAccount(db, accountId, changes);
+    return await repo.updateAccount(ctx.db, ctx.memory, accountId, changes);
   } catch (error) {
     if (changes.portalSlug && isUniqueViolation(error)) throw portalSlugTaken(changes.portalSlug);
     throw error;
@@ -437,13 +441,13 @@ export async function editAccount(ctx: ServiceContext, input: AccountSettingsInp
     const trx = tctx.db;
     const before = await snapshotResource(tctx, accountRef(accountId));
     if (changes.portalSlug) await assertPortalSlugFree(trx, accountId, changes.portalSlug);
-    if (Object.keys(changes).length > 0 && !(await updateAccountRow(trx, accountId, changes))) {
+    if (Object.keys(changes).length > 0 && !(await updateAccountRow(tctx, accountId, changes))) {
       throw new NotFoundError('Account', accountId);
     }
     // docs/portal.md, "Setting up": a slug set, changed or cleared ends the portal's sessions and unused links, so
     // that setting the slug again does not bring them back (the portal compares the epoch on every use).
     if (changes.portalSlug !== undefined && changes.portalSlug !== ctx.account.portalSlug) {
-      await repo.bumpPortalEpoch(trx, accountId);
+      await repo.bumpPortalEpoch(trx, ctx.memory, accountId);
     }
     if (seller.logo === null) await repo.deleteLogo(trx, accountId);
     else if (seller.logo) {
@@ -483,7 +487,15 @@ export async function getApiKeyAccountId(db: Db, keyId: number): Promise<number>
 export function revokeApiKey(ctx: ServiceContext, keyId: number): Promise<void> {
   return withTransaction(ctx, async (tctx) => {
     const before = await snapshotResource(tctx, apiKeyRef(keyId));
-    if (!(await repo.markApiKeyRevoked(tctx.db, ctx.account.id, keyId, ctx.clock.now().toISOString()))) {
+    if (
+      !(await repo.markApiKeyRevoked(
+        tctx.db,
+        ctx.memory,
+        ctx.account.id,
+        keyId,
+        ctx.clock.now().toISOString(),
+      ))
+    ) {
       throw keyNotLive(keyId);
     }
     await emitEvent(tctx, 'api_key.revoked', apiKeyRef(keyId), { before });
@@ -514,9 +526,10 @@ export async function accountsByIds(
 /** Resolves presented credentials to their account. With Basic auth the user name must be that account's id. */
 export async function authenticate(
   db: Db,
+  memory: ServiceMemory,
   credentials: { apiKey: string; accountId?: number },
 ): Promise<{ account: Account; apiKeyId: number } | undefined> {
-  const found = await repo.findAccountByKeyHash(db, hashApiKey(credentials.apiKey));
+  const found = await repo.findAccountByKeyHash(db, memory, hashApiKey(credentials.apiKey));
   if (!found || (credentials.accountId !== undefined && credentials.accountId !== found.account.id)) {
     return undefined;
   }
@@ -564,6 +577,6 @@ export async function testAccountForAdvance(db: Db, accountId: number, to: strin
 }
 
 /** Sets a test account's clock; a concurrent move to a later time wins (the clock never goes back). */
-export function setTestClock(db: Db, accountId: number, to: string): Promise<void> {
-  return repo.setTestClock(db, accountId, to);
+export function setTestClock(ctx: ServiceContext, accountId: number, to: string): Promise<void> {
+  return repo.setTestClock(ctx.db, ctx.memory, accountId, to);
 }

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { ServiceMemory } from '../../context.ts';
 import type { Db } from '../../storage/database.ts';
 import { isPostgres } from '../../storage/columns.ts';
 import { mappedIdList } from '../../storage/accountRows.ts';
@@ -50,6 +51,7 @@ export async function recordLiveAccount(db: Db, testAccountId: number, liveAccou
  */
 export async function copyAccountSettings(
   db: Db,
+  memory: ServiceMemory,
   fromAccountId: number,
   to: { accountId: number; now: string },
   packages: ReadonlyMap<number, number>,
@@ -80,5 +82,5 @@ export async function copyAccountSettings(
       })
       .execute();
   }
-  await credentialsChanged(db);
+  await credentialsChanged(db, memory);
 }

@@ -2,6 +2,7 @@ import type Pg from 'pg';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { DatabaseTarget } from '../../config.ts';
+import type { MemoryPart, ServiceMemory } from '../../context.ts';
 import { isPostgres } from '../../storage/columns.ts';
 import { directReaderOf } from '../../storage/database.ts';
 import type { Db } from '../../storage/database.ts';
@@ -13,7 +14,7 @@ import { whenTransactionEnds } from '../../storage/transactionEnd.ts';
  * (docs/architecture.md, "How a request flows"). What makes that safe is how entries go:
  *
  * - Every write that changes what a lookup returns (a key revoked; the account's settings, portal epoch or test
- *   clock) calls `credentialsChanged` in its transaction: this process's caches are emptied once it commits.
+ *   clock) calls `credentialsChanged` in its transaction: its service's cache is emptied once it commits.
  * - On SQLite, before every lookup the read connection is asked whether anything at all was committed since the
  *   last one (`PRAGMA data_version`, a counter kept in the database's shared memory, which every connection of
  *   every process moves when it commits): if so the cache is emptied. A key revoked by any process is refused by
@@ -33,7 +34,9 @@ import { whenTransactionEnds } from '../../storage/transactionEnd.ts';
  *   process could answer a request on the old row between the mover's answer and the notification
  *   (docs/architecture.md, "Two clocks"). SQLite's data version is asked before every lookup, so there it is kept.
  *
- * Only keys found are cached (a guesser's keys are not), up to MAX_ENTRIES, the oldest going first.
+ * Only keys found are cached (a guesser's keys are not), up to MAX_ENTRIES, the oldest going first. The cache is
+ * its service's (KEPT_CREDENTIALS, in ServiceMemory): another service in the process, on the same database or
+ * another, hears of this one's changes as another process would.
  */
 const CHANNEL = 'billing_credentials';
 const MAX_ENTRIES = 10_000;
@@ -54,13 +57,24 @@ class CredentialsCache<Row> {
    * SQLite: the read connection's data version, and the value it had when the entries were read. Without it
    * (PostgreSQL) other processes' changes are heard late, by notification.
    */
-  readonly #dataVersion: (() => number) | undefined;
+  #dataVersion: (() => number) | undefined;
   #entriesVersion: number | undefined;
   /** Whether entries may be used: on SQLite while the server runs, on PostgreSQL while its listening connection is up. */
   usable = false;
 
-  constructor(dataVersion?: () => number) {
+  /** SQLite: entries are used, and kept while the read connection's data version stays the same. */
+  keepWhileVersion(dataVersion: () => number): void {
     this.#dataVersion = dataVersion;
+    this.#entriesVersion = undefined;
+    this.empty();
+    this.usable = true;
+  }
+
+  /** Nothing is used or kept any more: the server has stopped. */
+  stop(): void {
+    this.usable = false;
+    this.#dataVersion = undefined;
+    this.empty();
   }
 
   async read(
@@ -95,36 +109,40 @@ class CredentialsCache<Row> {
   }
 }
 
-/** The cache of each database a listener was started for (the server's); other databases cache nothing. */
-const caches = new WeakMap<Db, CredentialsCache<unknown>>();
-/** Every cache of this process: a change made here empties them all, whatever transaction object made it. */
-const processCaches = new Set<CredentialsCache<unknown>>();
-
-function emptyProcessCaches(): void {
-  for (const cache of processCaches) cache.empty();
-}
+/**
+ * In the service's memory, its key lookups: kept only once the server has started keeping them
+ * (keepCredentialLookups); until then, and in a context made outside a service, every lookup reads the database.
+ */
+const KEPT_CREDENTIALS: MemoryPart<CredentialsCache<unknown>> = {
+  name: 'kept credentials',
+  make: () => new CredentialsCache<unknown>(),
+};
 
 /**
- * `load(keyHash)`'s result, from the cache of `db` when it has one; a row for which `readEachTime` holds is kept only
- * where every lookup learns of other processes' commits first (SQLite).
+ * `load(keyHash)`'s result, from the service's cache when it keeps one; a row for which `readEachTime` holds is kept
+ * only where every lookup learns of other processes' commits first (SQLite).
  */
 export function cachedCredentials<Row>(
-  db: Db,
+  memory: ServiceMemory,
   keyHash: string,
   load: () => Promise<Row | undefined>,
   readEachTime: ReadEachTime<Row>,
 ): Promise<Row | undefined> {
-  const cache = caches.get(db) as CredentialsCache<Row> | undefined;
-  return cache ? cache.read(keyHash, load, readEachTime) : load();
+  const cache = memory.part(KEPT_CREDENTIALS) as CredentialsCache<Row>;
+  return cache.read(keyHash, load, readEachTime);
 }
 
-/** Called by every write that changes what a key lookup returns, inside its transaction when it has one. */
-export async function credentialsChanged(db: Db): Promise<void> {
+/**
+ * Called by every write that changes what a key lookup returns, inside its transaction when it has one: the
+ * service's cache (of `memory`) is emptied once it commits, other processes' and services' when they hear of it.
+ */
+export async function credentialsChanged(db: Db, memory: ServiceMemory): Promise<void> {
   if (isPostgres(db)) await sql`select pg_notify(${CHANNEL}, '')`.execute(db);
+  const cache = memory.part(KEPT_CREDENTIALS);
   const registered = await whenTransactionEnds(db, (committed) => {
-    if (committed) emptyProcessCaches();
+    if (committed) cache.empty();
   });
-  if (!registered) emptyProcessCaches();
+  if (!registered) cache.empty();
 }
 
 export interface KeptCredentials {
@@ -132,19 +150,18 @@ export interface KeptCredentials {
 }
 
 /**
- * Starts caching key lookups for `db` (the server's database). On SQLite the read connection says when anything
- * was committed; on PostgreSQL a connection of its own listens for changes made by other processes, and is opened
- * again when it breaks.
+ * Starts caching the service's key lookups (of `memory`), on `db`, the server's database. On SQLite the read
+ * connection says when anything was committed; on PostgreSQL a connection of its own listens for changes made by
+ * other processes, and is opened again when it breaks.
  */
 export async function keepCredentialLookups(
   target: DatabaseTarget,
   db: Db,
+  memory: ServiceMemory,
   log: Pick<Logger, 'warn'>,
 ): Promise<KeptCredentials> {
-  if (target.dialect !== 'postgres') return keepWhileNothingCommitted(db);
-  const cache = new CredentialsCache<unknown>();
-  caches.set(db, cache);
-  processCaches.add(cache);
+  const cache = memory.part(KEPT_CREDENTIALS);
+  if (target.dialect !== 'postgres') return keepWhileNothingCommitted(db, cache);
   let client: Pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
   let heartbeat: NodeJS.Timeout | undefined;
@@ -205,9 +222,7 @@ export async function keepCredentialLookups(
       closed = true;
       clearTimeout(retry);
       clearInterval(heartbeat);
-      cache.usable = false;
-      caches.delete(db);
-      processCaches.delete(cache);
+      cache.stop();
       const open = client;
       client = undefined;
       await open?.end().catch(() => {});
@@ -216,18 +231,13 @@ export async function keepCredentialLookups(
 }
 
 /** SQLite: lookups kept while the read connection's data version stays the same. */
-function keepWhileNothingCommitted(db: Db): KeptCredentials {
+function keepWhileNothingCommitted(db: Db, cache: CredentialsCache<unknown>): KeptCredentials {
   const reader = directReaderOf(db);
   if (!reader) return { close: async () => {} };
-  const cache = new CredentialsCache<unknown>(() => reader.dataVersion());
-  cache.usable = true;
-  caches.set(db, cache);
-  processCaches.add(cache);
+  cache.keepWhileVersion(() => reader.dataVersion());
   return {
     async close() {
-      cache.usable = false;
-      caches.delete(db);
-      processCaches.delete(cache);
+      cache.stop();
     },
   };
 }

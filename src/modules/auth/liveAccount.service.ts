@@ -25,7 +25,7 @@ export function copyAccountSettingsTo(
   live: { accountId: number; now: string },
   packages: ReadonlyMap<number, number>,
 ): Promise<void> {
-  return copyAccountSettings(ctx.db, ctx.account.id, live, packages);
+  return copyAccountSettings(ctx.db, ctx.memory, ctx.account.id, live, packages);
 }
 
 /** Remembers which live account the test account was made live as. */

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import type { ServiceContext } from '../../context.ts';
+import type { MemoryPart, ServiceContext, ServiceMemory } from '../../context.ts';
 import type { Page } from '../../core/paging.ts';
 import type { Db } from '../../storage/database.ts';
 import { readCatalogueRevision } from './catalogueRevision.repository.ts';
@@ -67,23 +67,33 @@ export class KeptPages {
   }
 }
 
-/** The kept pages of each database the service keeps pages for; other databases keep none. */
-const keptPages = new WeakMap<Db, KeptPages>();
+/**
+ * In the service's memory, the pages it keeps and the database they are read from (the server's): a context on
+ * another handle (a transaction, whose reads may not be committed) keeps none, nor does a service that keeps none.
+ */
+const KEPT_PAGES: MemoryPart<{ kept?: { db: Db; pages: KeptPages } }> = {
+  name: 'kept catalogue pages',
+  make: () => ({}),
+};
 
-/** Keeps catalogue pages for `db` (the server's database), up to `maxChars` characters of text; 0 keeps none. */
-export function keepCataloguePages(db: Db, maxChars: number): void {
-  if (maxChars > 0) keptPages.set(db, new KeptPages(maxChars));
-  else keptPages.delete(db);
+/** The service keeps catalogue pages read from `db`, up to `maxChars` characters of text; 0 keeps none. */
+export function keepCataloguePages(db: Db, memory: ServiceMemory, maxChars: number): void {
+  memory.part(KEPT_PAGES).kept = maxChars > 0 ? { db, pages: new KeptPages(maxChars) } : undefined;
 }
 
-/** Whether `db` keeps catalogue pages; a request on one that does not renders its page as any other route. */
-export function keepsCataloguePages(db: Db): boolean {
-  return keptPages.has(db);
+function keptPagesOf(ctx: ServiceContext): KeptPages | undefined {
+  const { kept } = ctx.memory.part(KEPT_PAGES);
+  return kept?.db === ctx.db ? kept.pages : undefined;
 }
 
-/** How much `db` keeps (for tests and benchmarks). */
-export function keptCataloguePages(db: Db): { pages: number; chars: number } {
-  return keptPages.get(db)?.size ?? { pages: 0, chars: 0 };
+/** Whether the context keeps catalogue pages; a request that does not renders its page as any other route. */
+export function keepsCataloguePages(ctx: ServiceContext): boolean {
+  return keptPagesOf(ctx) !== undefined;
+}
+
+/** How much the service of `memory` keeps (for tests and benchmarks). */
+export function keptCataloguePages(memory: ServiceMemory): { pages: number; chars: number } {
+  return memory.part(KEPT_PAGES).kept?.pages.size ?? { pages: 0, chars: 0 };
 }
 
 /**
@@ -97,7 +107,7 @@ export async function renderedCataloguePage(
   page: Page,
   render: () => Promise<RenderedPage>,
 ): Promise<RenderedPage> {
-  const pages = keptPages.get(ctx.db);
+  const pages = keptPagesOf(ctx);
   if (pages === undefined) return render();
   const key = `${ctx.account.id}/${list}/${page.limit}/${page.offset}`;
   const revision = await readCatalogueRevision(ctx.db, ctx.account.id);

@@ -45,8 +45,7 @@ export function registerComponentRoutes(app: App): void {
     async (request, reply) => {
       const { ctx } = request;
       const page = pageOf(request.query);
-      if (!keepsCataloguePages(ctx.db))
-        return (await components.listComponents(ctx, page)).map(toComponentDto);
+      if (!keepsCataloguePages(ctx)) return (await components.listComponents(ctx, page)).map(toComponentDto);
       const serialize = routeSerializer(reply);
       const rendered = await renderedCataloguePage(ctx, 'components', page, async () => ({
         pieces: [serialize((await components.listComponents(ctx, page)).map(toComponentDto))],

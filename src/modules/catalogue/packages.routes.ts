@@ -57,7 +57,7 @@ export function registerPackageRoutes(app: App): void {
     async (request, reply) => {
       const { ctx } = request;
       const page = pageOf(request.query);
-      if (!keepsCataloguePages(ctx.db)) return packagesOut(ctx, await packages.listPackages(ctx, page));
+      if (!keepsCataloguePages(ctx)) return packagesOut(ctx, await packages.listPackages(ctx, page));
       const serialize = routeSerializer(reply);
       // The kept text has holes where the counts go: written with none, filled from their own statement.
       const rendered = await renderedCataloguePage(ctx, 'packages', page, async () =>

@@ -15,7 +15,6 @@ export type { WebhookWorker, WebhookWorkerOptions } from './webhook.worker.ts';
 export { startWebhookWorker } from './webhook.worker.ts';
 export type { WebhookEndpoint } from './webhookEndpoint.ts';
 export {
-  configureWebhookEndpointLimit,
   copyWebhookEndpoints,
   disableEndpoint,
   endpointSigningSecrets,
@@ -27,9 +26,8 @@ export { knownEventTypes } from './eventTypeCatalogue.ts';
 export type { WebhookUrlPolicy } from './webhookUrlPolicy.ts';
 export {
   addressAllowed,
-  configureWebhookUrlPolicy,
   parseWebhookUrlPolicy,
-  webhookUrlPolicy,
+  webhookRules,
   webhookUrlProblem,
 } from './webhookUrlPolicy.ts';
 export {

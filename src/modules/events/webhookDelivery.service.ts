@@ -3,7 +3,15 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Logger } from 'pino';
 import type { Clock } from '../../clock.ts';
 import { contextFor } from '../../context.ts';
-import type { Account, Ports, SendingEndpoint, ServiceContext, WebhookSender } from '../../context.ts';
+import type {
+  Account,
+  Ports,
+  SendingEndpoint,
+  ServiceContext,
+  ServiceMemory,
+  WebhookRules,
+  WebhookSender,
+} from '../../context.ts';
 import type { SecretBox } from '../../security/secretBox.ts';
 import type { Db } from '../../storage/database.ts';
 import { queueMail } from '../mail/index.ts';
@@ -15,7 +23,7 @@ import { groupCommit } from './groupCommit.ts';
 import { EXCERPT_BYTES, postWebhook } from './webhookHttp.ts';
 import type { WebhookResponse } from './webhookHttp.ts';
 import { signWebhook } from './webhookSigning.ts';
-import { addressAllowed, webhookUrlPolicy } from './webhookUrlPolicy.ts';
+import { addressAllowed, webhookRulesOf } from './webhookUrlPolicy.ts';
 
 /**
  * Sends webhook deliveries and records each attempt (docs/design/webhooks.md, "Sending"). The worker
@@ -43,6 +51,10 @@ export interface WebhookDeliveryDeps {
   timeoutMs: number;
   mailQueued(): void;
   ports: Ports;
+  /** The service's memory (ServiceContext.memory): the secrets it opened, among others. */
+  memory: ServiceMemory;
+  /** The service's webhook settings (ServiceContext.webhookRules); absent: the defaults. */
+  webhookRules?: WebhookRules;
   /** Draws the schedule's jitter, in [0, 1). */
   random?: () => number;
 }
@@ -180,7 +192,7 @@ export async function attemptDelivery(
     });
     return;
   }
-  const policy = webhookUrlPolicy();
+  const policy = webhookRulesOf(deps).urlPolicy;
   let secrets: string[];
   try {
     secrets = endpointSigningSecrets(deps, endpoint, attemptedAt);

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { SendingEndpoint, ServiceContext } from '../../context.ts';
+import type { MemoryPart, SendingEndpoint, ServiceContext, ServiceMemory } from '../../context.ts';
 import { nowInstant, withTransaction } from '../../context.ts';
 import { isEventTypePattern, matchesSomeType, nearestEventPattern } from './eventTypes.ts';
 import type { Page } from '../../core/paging.ts';
@@ -12,7 +12,7 @@ import type { EventToEmit } from './event.service.ts';
 import type { ResourceRef } from './ports.ts';
 import * as repo from './webhookEndpoint.repository.ts';
 import type { WebhookEndpoint, WebhookEndpointStatus } from './webhookEndpoint.ts';
-import { webhookUrlProblem } from './webhookUrlPolicy.ts';
+import { webhookRulesOf, webhookUrlProblem } from './webhookUrlPolicy.ts';
 
 export interface WebhookEndpointInput {
   url: string;
@@ -37,22 +37,6 @@ const SECRET_BYTES = 32;
 const endpointRef = (id: number): ResourceRef => ({ type: 'webhook_endpoint', id });
 
 /**
- * The most endpoints one account may have, enabled or not (docs/webhooks.md): every event is one request to each
- * endpoint subscribed to it, so without a cap one account's change could fan out into hundreds of requests. 16 is
- * Stripe's cap; the service sets WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT at start.
- */
-export const DEFAULT_MAX_ENDPOINTS_PER_ACCOUNT = 16;
-let maxEndpointsPerAccount = DEFAULT_MAX_ENDPOINTS_PER_ACCOUNT;
-
-/**
- * Sets the cap of this process, from the configuration, at start. NOTE: a module-level setting rather than a field
- * of every context, as the URL policy is (webhookUrlPolicy.ts): only creating an endpoint reads it.
- */
-export function configureWebhookEndpointLimit(max: number = DEFAULT_MAX_ENDPOINTS_PER_ACCOUNT): void {
-  maxEndpointsPerAccount = max;
-}
-
-/**
  * Now on the service's clock, which delivery runs on (retries, rotation windows, the recover rate limit).
  * NOTE: a test account's context carries its own test clock, which stands still between moves; the service's
  * clock is then the wall clock. Elsewhere the context's clock is the service's.
@@ -65,9 +49,9 @@ function newSecret(): string {
   return SECRET_PREFIX + crypto.randomBytes(SECRET_BYTES).toString('base64');
 }
 
-function checkedUrl(url: string, problems: FieldProblem[]): string {
+function checkedUrl(ctx: ServiceContext, url: string, problems: FieldProblem[]): string {
   const trimmed = url.trim();
-  const problem = webhookUrlProblem(trimmed);
+  const problem = webhookUrlProblem(trimmed, webhookRulesOf(ctx).urlPolicy);
   if (problem) problems.push({ field: 'Url', message: problem });
   return trimmed;
 }
@@ -133,6 +117,7 @@ export async function webhookEndpointsByIds(
 async function assertRoomForEndpoint(ctx: ServiceContext): Promise<void> {
   await repo.lockAccountEndpointCreation(ctx.db, ctx.account.id);
   const existing = await repo.countEndpoints(ctx.db, ctx.account.id);
+  const { maxEndpointsPerAccount } = webhookRulesOf(ctx);
   if (existing >= maxEndpointsPerAccount) {
     throw new ConflictError(
       'webhook_endpoint_limit_reached',
@@ -148,7 +133,7 @@ export async function createWebhookEndpoint(
   input: WebhookEndpointInput,
 ): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
   const problems: FieldProblem[] = [];
-  const url = checkedUrl(input.url, problems);
+  const url = checkedUrl(ctx, input.url, problems);
   const enabledEvents = checkedEnabledEvents(ctx, input.enabledEvents, problems);
   if (problems.length > 0) throw new ValidationError(problems);
   const secret = newSecret();
@@ -184,7 +169,7 @@ export async function editWebhookEndpoint(
   changes: WebhookEndpointChanges,
 ): Promise<void> {
   const problems: FieldProblem[] = [];
-  const url = changes.url === undefined ? undefined : checkedUrl(changes.url, problems);
+  const url = changes.url === undefined ? undefined : checkedUrl(ctx, changes.url, problems);
   const enabledEvents =
     changes.enabledEvents === undefined
       ? undefined
@@ -285,22 +270,29 @@ export async function rotateWebhookSecret(
 
 /** The secrets that sign a delivery at `now`, current first; the replaced one until its window ends. */
 export function endpointSigningSecrets(
-  ctx: { secrets: SecretBox },
+  ctx: { secrets: SecretBox; memory: ServiceMemory },
   endpoint: Pick<SendingEndpoint, 'secretSealed' | 'previousSecretSealed' | 'previousSecretExpiresAt'>,
   now: Date,
 ): string[] {
-  const secrets = [openSecret(ctx.secrets, endpoint.secretSealed)];
+  const secrets = [openSecret(ctx, endpoint.secretSealed)];
   const { previousSecretSealed: previous, previousSecretExpiresAt: expiresAt } = endpoint;
-  if (previous && expiresAt && now.getTime() < Date.parse(expiresAt))
-    secrets.push(openSecret(ctx.secrets, previous));
+  if (previous && expiresAt && now.getTime() < Date.parse(expiresAt)) secrets.push(openSecret(ctx, previous));
   return secrets;
 }
 
-/** Opened secrets by their sealed text, per key: every delivery signs, and opening one costs a decryption. */
-const openedSecrets = new WeakMap<SecretBox, Map<string, string>>();
+/**
+ * In the service's memory, opened secrets by their sealed text, per key: every delivery signs, and opening one
+ * costs a decryption.
+ */
+const OPENED_SECRETS: MemoryPart<WeakMap<SecretBox, Map<string, string>>> = {
+  name: 'opened webhook secrets',
+  make: () => new WeakMap(),
+};
 const OPENED_SECRETS_KEPT = 1_000;
 
-function openSecret(box: SecretBox, sealed: string): string {
+function openSecret(ctx: { secrets: SecretBox; memory: ServiceMemory }, sealed: string): string {
+  const box = ctx.secrets;
+  const openedSecrets = ctx.memory.part(OPENED_SECRETS);
   let opened = openedSecrets.get(box);
   if (!opened) {
     opened = new Map();
@@ -333,7 +325,8 @@ export async function copyWebhookEndpoints(
   from: ServiceContext,
   to: ServiceContext,
 ): Promise<{ endpoint: WebhookEndpoint; secret: string }[]> {
-  const endpoints = await listWebhookEndpoints(from, { limit: maxEndpointsPerAccount, offset: 0 });
+  const limit = webhookRulesOf(from).maxEndpointsPerAccount;
+  const endpoints = await listWebhookEndpoints(from, { limit, offset: 0 });
   const copies: { endpoint: WebhookEndpoint; secret: string }[] = [];
   for (const endpoint of endpoints) {
     copies.push(

@@ -1,19 +1,15 @@
 import net from 'node:net';
 
+import type { WebhookRules, WebhookUrlPolicy } from '../../context.ts';
+
 /**
  * Where webhooks may be sent (docs/design/webhooks.md, "Endpoint addresses"): `https` only unless allowed,
  * and never to the service's own networks (private, loopback, link-local, ...) unless an operator lists those
  * addresses. The URL's literal host is checked when an endpoint is saved; the delivery's HTTP client checks every
  * address a name resolves to when it connects (`addressAllowed`), so a name rebound to an internal address after
- * the check is refused as well.
+ * the check is refused as well. Each service has its own (ServiceContext.webhookRules).
  */
-export interface WebhookUrlPolicy {
-  /** `http` URLs too (WEBHOOK_ALLOW_HTTP=true): for local receivers in tests and development. */
-  readonly allowHttp: boolean;
-  /** IPs and CIDRs let through although in a refused range (WEBHOOK_ALLOWED_PRIVATE_HOSTS), as configured. */
-  readonly allowedPrivateHosts: readonly string[];
-  readonly allowedPrivate: net.BlockList;
-}
+export type { WebhookUrlPolicy } from '../../context.ts';
 
 export const WEBHOOK_URL_MAX_LENGTH = 2048;
 
@@ -90,23 +86,44 @@ export function parseWebhookUrlPolicy(values: {
 }
 
 const DEFAULT_POLICY = parseWebhookUrlPolicy({});
-let current: WebhookUrlPolicy = DEFAULT_POLICY;
 
 /**
- * Sets the policy of this process, from the configuration, at start. NOTE: a module-level setting rather than a
- * field of every context, because only webhook endpoints and their deliveries read it.
+ * The most endpoints one account may have, enabled or not (docs/webhooks.md): every event is one request to each
+ * endpoint subscribed to it, so without a cap one account's change could fan out into hundreds of requests. 16 is
+ * Stripe's cap; a service sets its own from WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT.
  */
-export function configureWebhookUrlPolicy(policy: WebhookUrlPolicy = DEFAULT_POLICY): void {
-  current = policy;
+export const DEFAULT_MAX_ENDPOINTS_PER_ACCOUNT = 16;
+
+const DEFAULT_RULES: WebhookRules = {
+  urlPolicy: DEFAULT_POLICY,
+  maxEndpointsPerAccount: DEFAULT_MAX_ENDPOINTS_PER_ACCOUNT,
+};
+
+/**
+ * A service's webhook settings, from its configuration (made once when it starts). Throws an Error naming the
+ * variable of an entry of `allowedPrivateHosts` that is neither an IP nor a CIDR.
+ */
+export function webhookRules(values: {
+  allowHttp?: boolean;
+  allowedPrivateHosts?: string | readonly string[];
+  maxEndpointsPerAccount?: number;
+}): WebhookRules {
+  return {
+    urlPolicy: parseWebhookUrlPolicy(values),
+    maxEndpointsPerAccount: values.maxEndpointsPerAccount ?? DEFAULT_MAX_ENDPOINTS_PER_ACCOUNT,
+  };
 }
 
-/** The policy in force: https only and no internal addresses until the service configures another. */
-export function webhookUrlPolicy(): WebhookUrlPolicy {
-  return current;
+/**
+ * The settings a context (or a worker's deps) carries: its service's, else the defaults (https only, no internal
+ * address, 16 endpoints), as for a command, which starts no service.
+ */
+export function webhookRulesOf(holder: { webhookRules?: WebhookRules }): WebhookRules {
+  return holder.webhookRules ?? DEFAULT_RULES;
 }
 
 /** Whether a delivery may connect to this address; false for anything that is not an IP address. */
-export function addressAllowed(ip: string, policy: WebhookUrlPolicy = current): boolean {
+export function addressAllowed(ip: string, policy: WebhookUrlPolicy = DEFAULT_POLICY): boolean {
   const family = familyOf(ip);
   if (!family) return false;
   if (refused.check(ip, family) && !policy.allowedPrivate.check(ip, family)) return false;
@@ -154,7 +171,10 @@ function isLocalhostName(host: string): boolean {
  * What is wrong with a webhook URL under the policy, as a message for the `Url` field; undefined when it may be
  * saved. A host name is judged by its text alone: where it points is checked at connect time.
  */
-export function webhookUrlProblem(url: string, policy: WebhookUrlPolicy = current): string | undefined {
+export function webhookUrlProblem(
+  url: string,
+  policy: WebhookUrlPolicy = DEFAULT_POLICY,
+): string | undefined {
   if (url.length > WEBHOOK_URL_MAX_LENGTH) return `must be at most ${WEBHOOK_URL_MAX_LENGTH} characters`;
   let parsed: URL;
   try {
