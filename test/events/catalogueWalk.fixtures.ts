@@ -1,7 +1,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import { killAll } from '../helpers/cli.ts';
-import { startTestService } from '../helpers/service.ts';
 import type { TestService } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { startWebhookReceiver } from '../helpers/webhookReceiver.ts';
 import type { WebhookReceiver } from '../helpers/webhookReceiver.ts';
 import { plusDays } from '../helpers/clock.ts';
@@ -16,20 +16,20 @@ export let receiver: WebhookReceiver;
 
 /** Starts the service and the webhook receiver for the file, and stops them after. */
 export function useCatalogueWalk(): void {
+  t = useTestService({
+    env: {
+      WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_ALLOWED_PRIVATE_HOSTS: '127.0.0.1',
+      WORKER_INTERVAL_MS: '50',
+    },
+  });
   beforeAll(async () => {
-    t = await startTestService({
-      env: {
-        WEBHOOK_ALLOW_HTTP: 'true',
-        WEBHOOK_ALLOWED_PRIVATE_HOSTS: '127.0.0.1',
-        WORKER_INTERVAL_MS: '50',
-      },
-    });
     receiver = await startWebhookReceiver();
   });
+  // Run before the service closes (vitest runs afterAll hooks last registered first).
   afterAll(async () => {
     await killAll();
     await receiver?.close();
-    await t?.close();
   });
 }
 

@@ -1,17 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import { describe, expect, it } from 'vitest';
+import type { TestAccount } from '../helpers/service.ts';
+import { startFresh, useTestService } from '../helpers/testService.ts';
 import { EVENT_RETENTION_DAYS, purgeExpiredEvents } from '../../src/modules/events/index.ts';
 
-let t: TestService;
-beforeAll(async () => {
-  // Started by hand, not with useTestService: a test below starts a second service on a wall clock a day
-  // ahead.
-  t = await startTestService();
-});
-afterAll(async () => {
-  await t?.close();
-});
+const t = useTestService();
 
 async function newCustomer(account: TestAccount, name: string, requestId?: string): Promise<number> {
   const res = await account.request('POST', '/v1/customers', {
@@ -203,12 +195,8 @@ describe('event ids', () => {
   it("carry the real time of a service on the system's clock, whatever another service's clock ran ahead to", async () => {
     // A service on a wall clock of its own, a day ahead, in the same process (as test files share one).
     const dayMs = 86_400_000;
-    const ahead = await startTestService({ wallClock: { now: () => new Date(Date.now() + dayMs) } });
-    try {
-      await newCustomer(ahead, 'Ahead');
-    } finally {
-      await ahead.close();
-    }
+    const ahead = await startFresh({ wallClock: { now: () => new Date(Date.now() + dayMs) } });
+    await newCustomer(ahead, 'Ahead');
     const before = Date.now();
     const id = await newCustomer(t, 'Now');
     const [event] = (await t.request('GET', `/v1/events?resourceType=customer&resourceID=${id}`)).body;

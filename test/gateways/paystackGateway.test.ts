@@ -1,7 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/clock.ts';
 import type { ServiceContext } from '../../src/context.ts';
-import { ValidationError } from '../../src/errors.ts';
 import {
   addCheckedGateway,
   addGateway,
@@ -14,7 +13,7 @@ import {
   startCardSetup,
   usesHostedFields,
 } from '../../src/modules/gateways/index.ts';
-import { accountContext } from '../helpers/context.ts';
+import { accountContext, refusedFields } from '../helpers/context.ts';
 import { useTestService } from '../helpers/testService.ts';
 import { PAYSTACK_TEST_CARDS, PaystackSimulator } from '../providers/paystackSimulator.ts';
 
@@ -37,19 +36,8 @@ beforeAll(async () => {
   liveCtx = await accountContext(t, t.accountId);
 });
 
-async function refusal(ctx: ServiceContext, settings: unknown, isTestMode?: boolean) {
-  const error = await addGateway(ctx, {
-    type: 'paystack',
-    friendlyName: 'Paystack',
-    settings,
-    isTestMode,
-  }).then(
-    () => undefined,
-    (thrown: unknown) => thrown,
-  );
-  expect(error).toBeInstanceOf(ValidationError);
-  return (error as ValidationError).fields;
-}
+const refusal = (ctx: ServiceContext, settings: unknown, isTestMode?: boolean) =>
+  refusedFields(addGateway(ctx, { type: 'paystack', friendlyName: 'Paystack', settings, isTestMode }));
 
 describe('adding a Paystack gateway', () => {
   it("refuses live keys on a test account's gateway, naming each", async () => {

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.ts';
 import type { ServiceContext } from '../../src/context.ts';
-import { ValidationError } from '../../src/errors.ts';
 import {
   addGateway,
   chargeStoredMethod,
@@ -11,9 +10,8 @@ import {
   readGatewayWebhook,
   startCardSetup,
 } from '../../src/modules/gateways/index.ts';
-import { accountContext } from '../helpers/context.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
+import { accountContext, refusedFields } from '../helpers/context.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { StripeSimulator } from '../providers/stripeSimulator.ts';
 
 /**
@@ -22,44 +20,34 @@ import { StripeSimulator } from '../providers/stripeSimulator.ts';
  * number or a key (docs/gateways/stripe.md).
  */
 
-let t: TestService;
 let sim: StripeSimulator;
 let ctx: ServiceContext;
 beforeAll(async () => {
   sim = await StripeSimulator.start();
   // Webhook signatures are compared with the service's wall clock: the simulator signs at the same time.
   sim.nowSeconds = Math.floor(systemClock.now().getTime() / 1000);
-  // Started by hand, not with useTestService (test/helpers/testService.ts): its providerFetch is a simulator
-  // this hook starts first.
-  t = await startTestService({ providerFetch: sim.fetch });
-  ctx = { ...(await accountContext(t, t.accountId)), providerFetch: sim.fetch };
 });
-afterAll(() => t.close());
+// Options read once the hook above has started the simulator.
+const t = useTestService(() => ({
+  providerFetch: sim.fetch,
+  seed: async () => {
+    ctx = { ...(await accountContext(t, t.accountId)), providerFetch: sim.fetch };
+  },
+}));
 
-const keys = () => ({
-  secretKey: sim.secretKey,
-  publishableKey: sim.publishableKey,
-  webhookSecret: sim.webhookSecret,
-});
-
-async function problemsOf(promise: Promise<unknown>) {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ValidationError);
-  return (error as ValidationError).fields;
-}
+const keys = () => sim.gatewaySettings;
 
 describe('adding a Stripe gateway', () => {
   it('refuses missing keys and keys of the other mode, naming each setting', async () => {
-    const none = await problemsOf(addGateway(ctx, { type: 'stripe', friendlyName: 'Stripe', settings: {} }));
+    const none = await refusedFields(
+      addGateway(ctx, { type: 'stripe', friendlyName: 'Stripe', settings: {} }),
+    );
     expect(none.map((p) => p.field)).toEqual([
       'Settings.secretKey',
       'Settings.publishableKey',
       'Settings.webhookSecret',
     ]);
-    const live = await problemsOf(
+    const live = await refusedFields(
       addGateway(ctx, { type: 'stripe', friendlyName: 'Stripe', isTestMode: false, settings: keys() }),
     );
     expect(live.map((p) => p.field)).toEqual(['Settings.secretKey', 'Settings.publishableKey']);

@@ -16,6 +16,7 @@ import { accountContext } from '../helpers/context.ts';
 import type { TestAccount } from '../helpers/service.ts';
 import { useTestService } from '../helpers/testService.ts';
 import { PAYSTACK_TEST_CARDS, PaystackSimulator } from '../providers/paystackSimulator.ts';
+import { providerSession } from '../providers/providerAccount.ts';
 import { modulePorts } from '../../src/modulePorts.ts';
 
 // Going live (docs/going-live.md): a live account made from a test account with a full catalogue has the same
@@ -289,21 +290,7 @@ describe('POST /v1/account/golive', () => {
       PaymentMethod: 'credit_card',
       PrimaryGatewayID: gateway.id,
     });
-    const session = await ok(
-      live,
-      'POST',
-      '/v1/widgets/capturepaymethod/create',
-      {
-        VaultingType: 'VaultGateway',
-        SaleType: 'VaultOnly',
-        ExpiresIn: '00:30:00',
-        isVaultOnlyOnSuccess: true,
-        CurrencyCode: 'ZAR',
-        GatewayToken: gateway.token,
-        AuthDomain: 'https://shop.example.com',
-      },
-      200,
-    );
+    const session = await providerSession(live, gateway.token, 'ZAR');
     const frame = (step: string, body = {}) =>
       t.request('POST', `/widget/capture/${session.HashToken}/provider/${step}`, { auth: false, body });
     const started = await frame('start', { email: 'ada@example.co.za' });

@@ -1,7 +1,10 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { expect } from 'vitest';
 import type { Clock } from '../../src/clock.ts';
 import { systemClock } from '../../src/clock.ts';
 import type { ServiceContext } from '../../src/context.ts';
+import { ValidationError } from '../../src/errors.ts';
+import type { FieldProblem } from '../../src/errors.ts';
 import { getAccount } from '../../src/modules/auth/index.ts';
 import { usageStorageCap } from '../../src/modules/usage/index.ts';
 import type { TestService } from './service.ts';
@@ -36,3 +39,13 @@ export async function accountContext(
  * strictly older than the run's stale limit, even when both fall in one millisecond.
  */
 export const aMinuteLater: Clock = { now: () => new Date(Date.now() + 60_000) };
+
+/** The fields a module function's refusal names: it must fail with a ValidationError (the test fails otherwise). */
+export async function refusedFields(call: Promise<unknown>): Promise<FieldProblem[]> {
+  const error = await call.then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
+  expect(error).toBeInstanceOf(ValidationError);
+  return (error as ValidationError).fields;
+}

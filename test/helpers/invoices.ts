@@ -1,5 +1,6 @@
+import { signPayLinkToken } from '../../src/modules/collections/index.ts';
 import { ok } from './billing.ts';
-import type { TestAccount } from './service.ts';
+import type { TestAccount, TestService } from './service.ts';
 
 /**
  * The money fixtures most tests start from: a customer with a bank account or a card to collect from, and an
@@ -105,4 +106,16 @@ export async function fetchApiBytes(
   const res = await fetch(`${baseUrl}${urlPath}`, { headers });
   const body = Buffer.from(await res.arrayBuffer());
   return { status: res.status, headers: res.headers, body };
+}
+
+/**
+ * The token of an invoice's pay page link (`/pay/{token}`; docs/hosted-pages.md, "Paying one invoice"), as its
+ * e-mail carries it: signed by the service, good for a day (a link's expiry is in whole seconds).
+ */
+export function payLinkToken(t: TestService, accountId: number, invoiceId: number): string {
+  return signPayLinkToken(t.service.secrets, {
+    accountId,
+    invoiceId,
+    expiresAt: new Date(Math.floor(Date.now() / 1000 + 86_400) * 1000).toISOString(),
+  });
 }

@@ -177,6 +177,8 @@ export interface StartOptions {
   env?: Record<string, string>;
   /** The HTTP client the service reaches payment providers with: a provider's simulator (test/providers/). */
   providerFetch?: typeof fetch;
+  /** Told each statement's SQL as it completes, synchronously (after it joins `queries`): to act at that moment. */
+  onQuery?: (sql: string) => void;
 }
 
 export async function startTestService(options: StartOptions = {}): Promise<TestService> {
@@ -206,7 +208,10 @@ export async function startTestService(options: StartOptions = {}): Promise<Test
     clock,
     wallClock,
     logStream: logsInto(logs),
-    onQuery: (sql) => queries.push(sql),
+    onQuery: (sql) => {
+      queries.push(sql);
+      options.onQuery?.(sql);
+    },
     ...(options.providerFetch ? { providerFetch: options.providerFetch } : {}),
   });
 
@@ -268,11 +273,12 @@ export interface ServiceInstance {
 /**
  * Starts another instance of `t` against its database, as a deployment scales out, on the clocks given; its log
  * lines join `t.logs`. `queryPlugins` see every statement this instance runs (test/helpers/heldStatement.ts); `env`
- * adds to or overrides the service's settings for this instance.
+ * adds to or overrides the service's settings for this instance (another DATABASE_URL user, with `migrated` when
+ * that user may not migrate).
  */
 export async function startAnotherInstance(
   t: TestService,
-  options: Pick<ServiceOptions, 'clock' | 'wallClock' | 'queryPlugins'> & {
+  options: Pick<ServiceOptions, 'clock' | 'wallClock' | 'queryPlugins' | 'migrated'> & {
     env?: Record<string, string>;
   } = {},
 ): Promise<ServiceInstance> {

@@ -2,12 +2,11 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signPayLinkToken } from '../../src/modules/collections/index.ts';
+import { describe, expect, it } from 'vitest';
 import { createCustomer, ok } from '../helpers/billing.ts';
-import { fetchInvoicePdf } from '../helpers/invoices.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import { fetchInvoicePdf, payLinkToken } from '../helpers/invoices.ts';
+import type { TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { fetchStatementPdf, invoice, payment } from '../statements/fixtures.ts';
 
 // PDFs are drawn in worker threads, in turns per account, within caps and a time budget (docs/operations.md,
@@ -16,20 +15,14 @@ import { fetchStatementPdf, invoice, payment } from '../statements/fixtures.ts';
 /** The most lines an invoice PDF holds in this file's service: a long invoice, which takes seconds to draw. */
 const MAX_LINES = 600;
 
-let t: TestService;
-beforeAll(async () => {
-  // Started by hand, not with useTestService: a describe below starts a second service with another
-  // PDF_TIMEOUT_MS.
-  t = await startTestService({
-    env: {
-      PDF_MAX_INVOICE_LINES: String(MAX_LINES),
-      PDF_MAX_STATEMENT_LINES: '3',
-      PDF_QUEUE_PER_ACCOUNT: '0',
-      PDF_READS_PER_CUSTOMER_MINUTE: '3',
-    },
-  });
+const t = useTestService({
+  env: {
+    PDF_MAX_INVOICE_LINES: String(MAX_LINES),
+    PDF_MAX_STATEMENT_LINES: '3',
+    PDF_QUEUE_PER_ACCOUNT: '0',
+    PDF_READS_PER_CUSTOMER_MINUTE: '3',
+  },
 });
-afterAll(() => t?.close());
 
 const charges = (count: number) =>
   Array.from({ length: count }, (_, i) => ({ Descrip: `Line ${i + 1}`, Qty: 1, UnitCostEx: 1 }));
@@ -112,12 +105,7 @@ describe('PDFs drawn in worker threads', () => {
       isDraft: false,
     });
     const invoiceId = created.invoiceID as number;
-    const link = `${t.url}/pay/${signPayLinkToken(t.service.secrets, {
-      accountId: t.accountId,
-      invoiceId,
-      // A link's expiry is in whole seconds.
-      expiresAt: new Date(Math.floor(Date.now() / 1000 + 86_400) * 1000).toISOString(),
-    })}/invoice.pdf`;
+    const link = `${t.url}/pay/${payLinkToken(t, t.accountId, invoiceId)}/invoice.pdf`;
     const from = t.queries.length;
     const customers = Array.from({ length: 6 }, () => fetch(link));
     const staff = fetchInvoicePdf(t.url, t, invoiceId);
@@ -176,12 +164,8 @@ describe('PDFs drawn in worker threads', () => {
 });
 
 describe('the time a PDF may take to draw', () => {
-  let budgeted: TestService;
-  beforeAll(async () => {
-    // A budget no drawing meets.
-    budgeted = await startTestService({ env: { PDF_TIMEOUT_MS: '1' } });
-  });
-  afterAll(() => budgeted?.close());
+  // A budget no drawing meets.
+  const budgeted = useTestService({ env: { PDF_TIMEOUT_MS: '1' } });
 
   it('answers 503 document_timeout when a drawing overruns its budget, and goes on answering', async () => {
     const customer = await createCustomer(budgeted);

@@ -1,30 +1,23 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig, parseDatabaseUrl } from '../../src/config.ts';
 import { openStorage } from '../../src/storage/database.ts';
 import { createCustomer, ok } from '../helpers/billing.ts';
 import { holdStatement, insertInto } from '../helpers/heldStatement.ts';
-import { dialect, eventually, startAnotherInstance, startTestService } from '../helpers/service.ts';
-import type { ApiResponse, TestAccount, TestService } from '../helpers/service.ts';
+import { dialect, eventually, startAnotherInstance } from '../helpers/service.ts';
+import type { ApiResponse, TestAccount } from '../helpers/service.ts';
+import { startFresh, useTestService } from '../helpers/testService.ts';
 
 // One customer's money movements take turns in a process, in a line of bounded length (docs/operations.md,
 // "Fairness under load"): beyond it a request is refused with 503 and Retry-After, having written nothing, and the
 // same request sent again with its Idempotency-Key runs once. A lock held elsewhere, or a pool with no connection
 // to give, is a 503 too, never a hang or a 500.
 
-let t: TestService;
-beforeAll(async () => {
-  // Started by hand, not with useTestService: a test below starts a second service with a small connection
-  // pool.
-  t = await startTestService({
-    // The workers stay idle: on SQLite a worker's poll is a write, which waits (synchronously, holding this whole
-    // process) for the write lock a held transaction of the test keeps.
-    env: { MONEY_QUEUE_PER_CUSTOMER: '2', MONEY_LOCK_TIMEOUT_MS: '100', WORKER_INTERVAL_MS: '3600000' },
-  });
-});
-afterAll(async () => {
-  await t?.close();
+const t = useTestService({
+  // The workers stay idle: on SQLite a worker's poll is a write, which waits (synchronously, holding this whole
+  // process) for the write lock a held transaction of the test keeps.
+  env: { MONEY_QUEUE_PER_CUSTOMER: '2', MONEY_LOCK_TIMEOUT_MS: '100', WORKER_INTERVAL_MS: '3600000' },
 });
 
 /** A customer owing one invoice of 1 000.00, dated 2026-01-01. */
@@ -208,30 +201,26 @@ describe('the connection pool', () => {
       expect(() => loadConfig({ ...t.env, DATABASE_POOL_SIZE: '0' })).toThrow(/DATABASE_POOL_SIZE/);
       return;
     }
-    const small = await startTestService({ env });
+    const small = await startFresh({ env });
+    const customerId = await createCustomer(small);
+    // Both connections held by transactions the test ends.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let holding = 0;
+    const holders = [1, 2].map(() =>
+      small.service.storage.db.transaction().execute(async (trx) => {
+        await sql`select 1`.execute(trx);
+        holding += 1;
+        await released;
+      }),
+    );
+    await eventually(() => (holding === 2 ? true : undefined));
     try {
-      const customerId = await createCustomer(small);
-      // Both connections held by transactions the test ends.
-      let release!: () => void;
-      const released = new Promise<void>((resolve) => (release = resolve));
-      let holding = 0;
-      const holders = [1, 2].map(() =>
-        small.service.storage.db.transaction().execute(async (trx) => {
-          await sql`select 1`.execute(trx);
-          holding += 1;
-          await released;
-        }),
-      );
-      await eventually(() => (holding === 2 ? true : undefined));
-      try {
-        expectBusy(await small.request('GET', `/v1/customers/${customerId}`), 'database_busy');
-      } finally {
-        release();
-        await Promise.all(holders);
-      }
-      expect((await small.request('GET', `/v1/customers/${customerId}`)).status).toBe(200);
+      expectBusy(await small.request('GET', `/v1/customers/${customerId}`), 'database_busy');
     } finally {
-      await small.close();
+      release();
+      await Promise.all(holders);
     }
+    expect((await small.request('GET', `/v1/customers/${customerId}`)).status).toBe(200);
   });
 });

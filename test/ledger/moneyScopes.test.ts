@@ -1,24 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { afterMoneyMovement, MONEY_SCOPES, withLockedCustomer } from '../../src/modules/ledger/index.ts';
 import { accountContext } from '../helpers/context.ts';
 import { createCustomer } from '../helpers/billing.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 
 // The money movements under way, and the work asked to follow them, are kept in the service's memory
 // (ServiceContext.memory; docs/architecture.md, "State a service keeps"), never at module level: two services in one
 // process keep their own.
 
-let a: TestService;
-let b: TestService;
-beforeAll(async () => {
-  a = await startTestService();
-  b = await startTestService();
-});
-afterAll(async () => {
-  await a?.close();
-  await b?.close();
-});
+const a = useTestService();
+const b = useTestService();
 
 describe('the money movements under way', () => {
   it('are kept by their service only, and dropped when the movement ends', async () => {

@@ -4,10 +4,9 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { workersToStart } from '../../src/cli/serve.ts';
 import { loadConfig } from '../../src/config.ts';
-import { startService } from '../../src/server.ts';
 import { freePostgresConnections } from '../../src/storage/database.ts';
 import { createCustomer } from '../helpers/billing.ts';
-import { dialect, eventually } from '../helpers/service.ts';
+import { dialect, eventually, startAnotherInstance } from '../helpers/service.ts';
 import { useTestService } from '../helpers/testService.ts';
 
 // A PostgreSQL server opens at most `max_connections` client connections, and each process of `billing serve` holds
@@ -61,14 +60,8 @@ describe('a connection the database refuses', () => {
     await admin.query(`grant usage, select on all sequences in schema ${schema} to ${role}`);
     const url = new URL(t.env.DATABASE_URL!);
     url.username = role;
-    const limited = await startService(
-      loadConfig({ ...t.env, DATABASE_URL: url.toString(), PORT: '0', HOST: '127.0.0.1' }),
-      { migrated: true },
-    );
-    const get = () =>
-      fetch(`${limited.url}/v1/customers/${customerId}`, {
-        headers: { authorization: `Basic ${Buffer.from(`${t.accountId}:${t.apiKey}`).toString('base64')}` },
-      });
+    const limited = await startAnotherInstance(t, { env: { DATABASE_URL: url.toString() }, migrated: true });
+    const get = () => limited.request('GET', `/v1/customers/${customerId}`);
     const backends = async () =>
       (
         await admin.query<{ pid: number; application_name: string }>(
@@ -88,12 +81,12 @@ describe('a connection the database refuses', () => {
       );
       await eventually(async () => {
         const refused = await get();
-        if (refused.status === 500) throw new Error(`a 500: ${await refused.text()}`);
+        if (refused.status === 500) throw new Error(`a 500: ${refused.text}`);
         return refused.status === 503 ? refused : undefined;
-      }).then(async (refused) => {
+      }).then((refused) => {
         expect(refused.headers.get('retry-after')).toBe('1');
         expect(refused.headers.get('content-type')).toMatch(/application\/problem\+json/);
-        expect(await refused.json()).toMatchObject({ status: 503, code: 'database_busy' });
+        expect(refused.body).toMatchObject({ status: 503, code: 'database_busy' });
       });
       await admin.query(`alter role ${role} connection limit -1`);
       expect((await get()).status).toBe(200);

@@ -7,6 +7,7 @@ import { createAccount } from '../../src/modules/auth/index.ts';
 import { openStorage } from '../../src/storage/database.ts';
 import type { Storage } from '../../src/storage/database.ts';
 import { freshDatabase, STAGING } from '../helpers/service.ts';
+import type { TestService } from '../helpers/service.ts';
 import { modulePorts } from '../../src/modulePorts.ts';
 
 /** A database of the suite's dialect for a `billing serve` child, with one account made beforehand. */
@@ -49,4 +50,17 @@ export async function servedDatabase(): Promise<ServedDatabase> {
   } finally {
     await storage.close();
   }
+}
+
+/** The database of a running test service, and its main account, seen as a served database (dropped with it). */
+export function servedDatabaseOf(t: TestService): ServedDatabase {
+  const url = t.env.DATABASE_URL!;
+  return {
+    dataDir: t.dataDir,
+    url,
+    env: { DATABASE_URL: url, DATA_DIR: t.dataDir },
+    account: { accountId: t.accountId, apiKey: t.apiKey },
+    open: () => openStorage(parseDatabaseUrl(url, t.dataDir)),
+    drop: async () => {},
+  };
 }

@@ -3,14 +3,13 @@ import fs from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { Writable } from 'node:stream';
-import { loadConfig, parseDatabaseUrl } from '../../src/config.ts';
-import { startService } from '../../src/server.ts';
+import { parseDatabaseUrl } from '../../src/config.ts';
 import { takeIdempotencyLease } from '../../src/http/idempotencyLease.ts';
 import { ROOT, api, basicAuth, killAll, killTransient, startServer, waitFor } from '../helpers/cli.ts';
 import type { RunningServer } from '../helpers/cli.ts';
 import { dialect } from '../helpers/service.ts';
-import { servedDatabase } from './hardening.fixtures.ts';
+import { startFresh } from '../helpers/testService.ts';
+import { servedDatabase, servedDatabaseOf } from './hardening.fixtures.ts';
 import type { ServedDatabase } from './hardening.fixtures.ts';
 
 // A request killed (kill -9) after reserving its Idempotency-Key must not leave the key stuck: the retry, on the
@@ -290,8 +289,6 @@ it('keeps the abandonment delay for a killed process whose operation records its
 }, 90_000);
 
 it('rolls back a money movement whose key another process took over while it ran, and records nothing', async () => {
-  const database = await servedDatabase();
-  databases.push(database);
   // Another process's reservation, alive: on PostgreSQL the test's own session holds its advisory lock.
   const otherLease = dialect === 'postgres' ? 'pg:424242#0a0b0c0d' : 'proc:elsewhere/-/-/1/-/0a0b0c0d';
   const takeOverSql = 'update idempotency_keys set lease = $1 where idempotency_key = $2';
@@ -299,59 +296,46 @@ it('rolls back a money movement whose key another process took over while it ran
   // service is in this process, and a query is reported synchronously as it completes). PostgreSQL: while the
   // request's transaction waits on the customer's row, locked by the test.
   let takeOverNow: (() => void) | undefined;
-  const service = await startService(
-    loadConfig({
-      ...database.env,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      BILLING_INTERVAL_MS: '0',
-    }),
-    {
-      logStream: new Writable({ write: (_chunk, _encoding, done) => done() }),
-      onQuery: (text) => {
-        if (takeOverNow && text.includes('set "records_in_transaction" =')) {
-          takeOverNow();
-          takeOverNow = undefined;
-        }
-      },
-    },
-  );
-  try {
-    const customer = await api(service.url, database.account, 'POST', '/v1/customers', { Name: 'Ada' });
-    const customerId: number = customer.body.customerID;
-    const server = { url: service.url } as RunningServer; // only its url is used (holdMidRequest is given poll)
-    let response: Response;
-    if (dialect === 'sqlite') {
-      takeOverNow = () => {
-        const other = new BetterSqlite3(sqliteFile(database));
-        other.prepare(takeOverSql.replace(/\$\d/g, '?')).run(otherLease, KEY);
-        other.close();
-      };
-      response = await postPayment(server, database, customerId);
-      expect(takeOverNow).toBeUndefined();
-    } else {
-      const other = new pg.Client({ connectionString: database.url });
-      await other.connect();
-      try {
-        await other.query('select pg_advisory_lock(424242)');
-        const hold = await holdMidRequest(server, database, customerId, poll);
-        const pending = postPayment(server, database, customerId);
-        await hold.blocked();
-        await other.query(takeOverSql, [otherLease, KEY]);
-        await hold.release();
-        response = await pending;
-      } finally {
-        await other.end();
+  const service = await startFresh({
+    onQuery: (text) => {
+      if (takeOverNow && text.includes('set "records_in_transaction" =')) {
+        takeOverNow();
+        takeOverNow = undefined;
       }
+    },
+  });
+  const database = servedDatabaseOf(service);
+  const customer = await api(service.url, database.account, 'POST', '/v1/customers', { Name: 'Ada' });
+  const customerId: number = customer.body.customerID;
+  const server = { url: service.url } as RunningServer; // only its url is used (holdMidRequest is given poll)
+  let response: Response;
+  if (dialect === 'sqlite') {
+    takeOverNow = () => {
+      const other = new BetterSqlite3(sqliteFile(database));
+      other.prepare(takeOverSql.replace(/\$\d/g, '?')).run(otherLease, KEY);
+      other.close();
+    };
+    response = await postPayment(server, database, customerId);
+    expect(takeOverNow).toBeUndefined();
+  } else {
+    const other = new pg.Client({ connectionString: database.url });
+    await other.connect();
+    try {
+      await other.query('select pg_advisory_lock(424242)');
+      const hold = await holdMidRequest(server, database, customerId, poll);
+      const pending = postPayment(server, database, customerId);
+      await hold.blocked();
+      await other.query(takeOverSql, [otherLease, KEY]);
+      await hold.release();
+      response = await pending;
+    } finally {
+      await other.end();
     }
-    expect(response.status, await response.clone().text()).toBe(409);
-    expect(((await response.json()) as { code: string }).code).toBe('idempotency_key_in_progress');
-    expect(await paymentCount(database)).toBe(0);
-    expect(await reservation(database)).toEqual({ response_status: null, lease: otherLease });
-  } finally {
-    await service.close();
   }
+  expect(response.status, await response.clone().text()).toBe(409);
+  expect(((await response.json()) as { code: string }).code).toBe('idempotency_key_in_progress');
+  expect(await paymentCount(database)).toBe(0);
+  expect(await reservation(database)).toEqual({ response_status: null, lease: otherLease });
 }, 90_000);
 
 describe('process leases', () => {

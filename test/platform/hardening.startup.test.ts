@@ -38,6 +38,7 @@ it('leaves nothing running when the port is in use: the process ends on its own'
   databases.push(database);
   const busy = await busyPort();
   try {
+    // startService itself, not a test service: the subject is what its failed start leaves running.
     const script = [
       "import { loadConfig } from './src/config.ts';",
       "import { startService } from './src/server.ts';",
@@ -93,6 +94,7 @@ if (dialect === 'postgres') {
       return rows[0]!.n;
     };
     try {
+      // startService itself, not a test service: the subject is the connections its failed start leaves open.
       const start = startService(
         loadConfig({
           ...database.env,

@@ -2,30 +2,24 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.ts';
-import { dialect, startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
+import { dialect } from '../helpers/service.ts';
+import { startFresh, useTestService } from '../helpers/testService.ts';
 
 const AUTH_FAILURES_PER_MINUTE = 5;
 const HEADERS_TIMEOUT_MS = 400;
 const REQUEST_TIMEOUT_MS = 800;
 const KEEP_ALIVE_TIMEOUT_MS = 1_000;
 
-let t: TestService;
-beforeAll(async () => {
-  // Started by hand, not with useTestService: a test below starts a second service on a data directory of its
-  // own.
-  t = await startTestService({
-    env: {
-      AUTH_FAILURES_PER_MINUTE: String(AUTH_FAILURES_PER_MINUTE),
-      HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
-      REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
-      KEEP_ALIVE_TIMEOUT_MS: String(KEEP_ALIVE_TIMEOUT_MS),
-    },
-  });
+const t = useTestService({
+  env: {
+    AUTH_FAILURES_PER_MINUTE: String(AUTH_FAILURES_PER_MINUTE),
+    HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
+    REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
+    KEEP_ALIVE_TIMEOUT_MS: String(KEEP_ALIVE_TIMEOUT_MS),
+  },
 });
-afterAll(() => t.close());
 
 describe('security headers', () => {
   it('marks every /v1 answer no-store and nosniff, errors included', async () => {
@@ -151,22 +145,19 @@ describe('file modes', () => {
     const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'billing-modes-'));
     const dataDir = path.join(parent, 'data');
     const sqliteFile = path.join(parent, 'db', 'billing.sqlite');
-    const service = await startTestService({
+    // Registered before the service starts, so run after startFresh has closed it.
+    onTestFinished(() => fs.rmSync(parent, { recursive: true, force: true }));
+    await startFresh({
       env: { DATA_DIR: dataDir, ...(dialect === 'sqlite' ? { DATABASE_URL: `sqlite:${sqliteFile}` } : {}) },
     });
-    try {
-      const mode = (file: string) => fs.statSync(file).mode & 0o777;
-      expect(mode(dataDir)).toBe(0o700);
-      const files = fs.readdirSync(dataDir).map((name) => path.join(dataDir, name));
-      if (dialect === 'sqlite') {
-        expect(mode(path.dirname(sqliteFile))).toBe(0o700);
-        files.push(...['', '-wal', '-shm'].map((suffix) => sqliteFile + suffix));
-      }
-      expect(files.length).toBeGreaterThan(0);
-      for (const file of files) expect({ file, mode: mode(file).toString(8) }).toEqual({ file, mode: '600' });
-    } finally {
-      await service.close();
-      fs.rmSync(parent, { recursive: true, force: true });
+    const mode = (file: string) => fs.statSync(file).mode & 0o777;
+    expect(mode(dataDir)).toBe(0o700);
+    const files = fs.readdirSync(dataDir).map((name) => path.join(dataDir, name));
+    if (dialect === 'sqlite') {
+      expect(mode(path.dirname(sqliteFile))).toBe(0o700);
+      files.push(...['', '-wal', '-shm'].map((suffix) => sqliteFile + suffix));
     }
+    expect(files.length).toBeGreaterThan(0);
+    for (const file of files) expect({ file, mode: mode(file).toString(8) }).toEqual({ file, mode: '600' });
   });
 });

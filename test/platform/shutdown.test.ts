@@ -1,24 +1,22 @@
 import http from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { startTestService } from '../helpers/service.ts';
+import { startFresh } from '../helpers/testService.ts';
 
 describe('readiness', () => {
   it('answers 503 problem+json on /readyz when the database is gone, while /healthz stays up', async () => {
-    // Started by hand, not with useTestService: each test takes its own service down (its database, its
-    // shutdown).
-    const t = await startTestService();
+    // A service of the test's own: the test takes it down (its database, its shutdown).
+    const t = await startFresh();
     await t.service.storage.close();
     const ready = await t.request('GET', '/readyz', { auth: false });
     expect(ready.status).toBe(503);
     expect(ready.body.code).toBe('database_unreachable');
     expect((await t.request('GET', '/healthz', { auth: false })).status).toBe(200);
-    await t.close();
   });
 });
 
 describe('shutdown', () => {
   it('lets handlers of requests whose clients hung up finish before the database closes', async () => {
-    const t = await startTestService();
+    const t = await startFresh();
     const { port } = new URL(t.url);
     const auth = `Basic ${Buffer.from(`${t.accountId}:${t.apiKey}`).toString('base64')}`;
     const body = JSON.stringify({ Name: 'Ada', LastName: 'Lovelace', Email: 'ada@example.com' });
@@ -46,6 +44,5 @@ describe('shutdown', () => {
 
     const errors = t.logs.map((line) => JSON.parse(line)).filter((entry) => entry.level >= 50);
     expect(errors).toEqual([]);
-    await t.close();
   });
 });

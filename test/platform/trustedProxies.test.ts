@@ -1,23 +1,15 @@
-import { afterAll, describe, expect, it } from 'vitest';
-import { startTestService } from '../helpers/service.ts';
-import type { TestService } from '../helpers/service.ts';
+import { describe, expect, it } from 'vitest';
+import { startFresh } from '../helpers/testService.ts';
 
 /**
  * TRUSTED_PROXIES (docs/operations.md, "Behind a proxy"): only the operator's proxies say who the client is. The
  * client address is what rate limits count and what eMandate signing records, so a client must not choose it.
  */
 
-const services: TestService[] = [];
-afterAll(async () => {
-  for (const service of services) await service.close();
-});
-
 /** The client address the request line of a GET with this X-Forwarded-For shows. */
 async function loggedClientAddress(env: Record<string, string>): Promise<string> {
-  // Started by hand, not with useTestService: a service per setting of TRUSTED_PROXIES, each started inside
-  // its test.
-  const t = await startTestService({ env });
-  services.push(t);
+  // A service per setting of TRUSTED_PROXIES, each of its test.
+  const t = await startFresh({ env });
   expect(
     (await t.request('GET', '/v1/customers', { headers: { 'x-forwarded-for': '203.0.113.9' } })).status,
   ).toBe(200);

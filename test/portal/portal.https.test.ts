@@ -1,41 +1,29 @@
 import http from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ok } from '../helpers/billing.ts';
-import { eventually, startTestService } from '../helpers/service.ts';
+import { eventually } from '../helpers/service.ts';
 import type { TestService } from '../helpers/service.ts';
-import { startSmtpReceiver } from '../helpers/smtp.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { customerWithLogin, PortalClient } from './fixtures.ts';
 
 // docs/portal.md, "HTTPS" and "PUBLIC_URL and links": the __Host- cookie behind PUBLIC_URL https, no portal over
 // plain HTTP away from loopback (judged by the connection, never by Host), and links that leave the service only
 // under PUBLIC_URL or the loopback address a request arrived on.
 
-let secure: TestService;
-let plain: TestService;
-/** Believes X-Forwarded-* from 127.0.0.1, so that a test can stand for a client elsewhere. */
-let proxied: TestService;
-let smtp: Awaited<ReturnType<typeof startSmtpReceiver>>;
 const proxiedSlug = `proxied-${process.pid}`;
-
-beforeAll(async () => {
-  smtp = await startSmtpReceiver();
-  // Started by hand, not with useTestService: three services at once, each behind another PUBLIC_URL or proxy
-  // setting.
-  [secure, plain, proxied] = await Promise.all([
-    startTestService({ env: { PUBLIC_URL: 'https://billing.example.com' } }),
-    startTestService({ smtpUrl: smtp.url }),
-    startTestService({ env: { TRUSTED_PROXIES: '127.0.0.1' }, smtpUrl: smtp.url }),
-  ]);
-  await ok(secure, 'PUT', '/v1/account', { PortalSlug: 'secure' });
-  await ok(plain, 'PUT', '/v1/account', { PortalSlug: 'plain' });
-  await ok(proxied, 'PUT', '/v1/account', { PortalSlug: proxiedSlug });
+/** Three services, each behind another PUBLIC_URL or proxy setting, each with its portal at `slug`. */
+const portalAt = (slug: string) => ({
+  seed: (t: TestService) => ok(t, 'PUT', '/v1/account', { PortalSlug: slug }),
 });
-afterAll(async () => {
-  await secure?.close();
-  await plain?.close();
-  await proxied?.close();
-  await smtp?.close();
-});
+const secure = useTestService({ env: { PUBLIC_URL: 'https://billing.example.com' }, ...portalAt('secure') });
+const plain = useTestService({ smtp: true, ...portalAt('plain') });
+const { smtp } = plain;
+/** Believes X-Forwarded-* from 127.0.0.1, so that a test can stand for a client elsewhere; mails to plain's receiver. */
+const proxied = useTestService(() => ({
+  env: { TRUSTED_PROXIES: '127.0.0.1' },
+  smtpUrl: smtp.url,
+  ...portalAt(proxiedSlug),
+}));
 
 interface RawAnswer {
   status: number;

@@ -2,14 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium } from 'playwright-core';
 import type { Browser } from 'playwright-core';
 import { fixedClock } from '../../src/clock.ts';
-import { signPayLinkToken } from '../../src/modules/collections/index.ts';
-import { addGateway } from '../../src/modules/gateways/index.ts';
 import { ok } from '../helpers/billing.ts';
 import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/chromium.ts';
-import { accountContext } from '../helpers/context.ts';
-import { issuedInvoice } from '../helpers/invoices.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import { issuedInvoice, payLinkToken } from '../helpers/invoices.ts';
+import type { TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { PAYSTACK_TEST_CARDS, PAYSTACK_TEST_OTP, PaystackSimulator } from './paystackSimulator.ts';
 import {
   answerCheckout,
@@ -18,6 +15,7 @@ import {
   PAYSTACK_INLINE_URL,
 } from './standIns/paystackInline.ts';
 import { advanceClock, plusDays } from '../helpers/clock.ts';
+import { accountOnProvider, providerSession } from './providerAccount.ts';
 
 /**
  * The page that pays one invoice (docs/hosted-pages.md, "Paying one invoice") on a Paystack account, in Chromium,
@@ -31,7 +29,6 @@ import { advanceClock, plusDays } from '../helpers/clock.ts';
 const KEYS = { secretKey: 'sk_test_7e2b4c9a1d', publicKey: 'pk_test_7e2b4c9a1d' };
 const { pinAndOtp } = PAYSTACK_TEST_CARDS;
 
-let t: TestService;
 let sim: PaystackSimulator;
 let browser: Browser;
 let account: TestAccount;
@@ -40,27 +37,24 @@ let gatewayToken: string;
 
 beforeAll(async () => {
   sim = await PaystackSimulator.start(KEYS.secretKey, fixedClock('2026-11-26T10:00:00.000Z'));
-  // Started by hand, not with useTestService (test/helpers/testService.ts): its providerFetch is a simulator
-  // this hook starts first.
-  t = await startTestService({ providerFetch: sim.fetch });
-  account = await t.newAccount('Lagos Roasters', { isTest: true, timeZone: 'UTC', currencyCode: 'ZAR' });
-  const ctx = { ...(await accountContext(t, account.accountId)), providerFetch: sim.fetch };
-  const gateway = await addGateway(ctx, {
-    type: 'paystack',
-    friendlyName: 'Paystack',
-    isPrimary: true,
-    settings: KEYS,
-  });
-  gatewayId = gateway.id;
-  gatewayToken = gateway.token;
-}, 60_000);
+});
+// Options read once the hook above has started the simulator.
+const t = useTestService(() => ({
+  providerFetch: sim.fetch,
+  seed: async () => {
+    ({ account, gatewayId, gatewayToken } = await accountOnProvider(t, sim.fetch, {
+      name: 'Lagos Roasters',
+      currencyCode: 'ZAR',
+      gateway: { type: 'paystack', friendlyName: 'Paystack', settings: KEYS },
+    }));
+  },
+}));
 // Chromium apart: each start has its own time on a loaded machine.
 beforeAll(async () => {
   browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
-  await t?.close();
 });
 
 /**
@@ -78,21 +72,7 @@ async function pausedRenewal() {
     PrimaryGatewayID: gatewayId,
   });
   const customerId = customer.customerID as number;
-  const session = await ok(
-    account,
-    'POST',
-    '/v1/widgets/capturepaymethod/create',
-    {
-      VaultingType: 'VaultGateway',
-      SaleType: 'VaultOnly',
-      ExpiresIn: '00:30:00',
-      isVaultOnlyOnSuccess: true,
-      CurrencyCode: 'ZAR',
-      GatewayToken: gatewayToken,
-      AuthDomain: 'https://shop.example.com',
-    },
-    200,
-  );
+  const session = await providerSession(account, gatewayToken, 'ZAR');
   const frame = (step: 'start' | 'complete', body = {}) =>
     t.request('POST', `/widget/capture/${session.HashToken}/provider/${step}`, { auth: false, body });
   const started = await frame('start', { email: 'cleo@example.co.za' });
@@ -116,11 +96,7 @@ async function pausedRenewal() {
   await advance(`${today}T12:00:00.000Z`);
   const [paused] = (await ok(account, 'GET', `/v1/customers/${customerId}/payments`)) as any[];
   expect(paused).toMatchObject({ FailureReason: 'authentication_required' });
-  const token = signPayLinkToken(t.service.secrets, {
-    accountId: account.accountId,
-    invoiceId: invoice.invoiceID,
-    expiresAt: new Date(Math.floor(Date.now() / 1000 + 86_400) * 1000).toISOString(),
-  });
+  const token = payLinkToken(t, account.accountId, invoice.invoiceID);
   return { customerId, invoiceId: invoice.invoiceID as number, link: `${t.url}/pay/${token}` };
 }
 

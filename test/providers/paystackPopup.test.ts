@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.ts';
 import { billAccount } from '../../src/billing/billRun.ts';
-import { signPayLinkToken } from '../../src/modules/collections/index.ts';
 import { ok } from '../helpers/billing.ts';
 import { accountContext } from '../helpers/context.ts';
-import { issuedInvoice } from '../helpers/invoices.ts';
+import { issuedInvoice, payLinkToken } from '../helpers/invoices.ts';
 import { startSmtpReceiver } from '../helpers/smtp.ts';
 import { deliveredTo } from '../collections/notices.fixtures.ts';
 import { PortalClient, hiddenFieldsOf, invoicePayForm } from '../portal/fixtures.ts';
@@ -43,11 +42,7 @@ async function invoiceToPay() {
     PaymentMethod: 'credit_card',
   });
   const invoice = await issuedInvoice(story.account, { customerId: customer.customerID, amount: 100 });
-  const token = signPayLinkToken(story.t.service.secrets, {
-    accountId: story.account.accountId,
-    invoiceId: invoice.invoiceID,
-    expiresAt: new Date(Math.floor(Date.now() / 1000 + 86_400) * 1000).toISOString(),
-  });
+  const token = payLinkToken(story.t, story.account.accountId, invoice.invoiceID);
   return {
     email,
     customerId: customer.customerID as number,

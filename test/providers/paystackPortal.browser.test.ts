@@ -1,10 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/clock.ts';
-import { addGateway } from '../../src/modules/gateways/index.ts';
 import { ok } from '../helpers/billing.ts';
-import { accountContext } from '../helpers/context.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { newPage, shot, signIn, useBrowser } from '../portal/browser.ts';
 import { customerWithLogin, portalPath } from '../portal/fixtures.ts';
 import { PAYSTACK_TEST_CARDS, PAYSTACK_TEST_OTP, PaystackSimulator } from './paystackSimulator.ts';
@@ -14,6 +12,7 @@ import {
   PAYSTACK_INLINE_STAND_IN,
   PAYSTACK_INLINE_URL,
 } from './standIns/paystackInline.ts';
+import { accountOnProvider } from './providerAccount.ts';
 
 /**
  * Adding a card in the customer portal (docs/portal.md, "Paying and payment methods") when the account's primary gateway is
@@ -26,7 +25,6 @@ import {
 const KEYS = { secretKey: 'sk_test_4f1c2a9b7d', publicKey: 'pk_test_4f1c2a9b7d' };
 const CARD = PAYSTACK_TEST_CARDS.success;
 
-let t: TestService;
 let sim: PaystackSimulator;
 let account: TestAccount;
 /** Every request body the browser sent our service. */
@@ -38,15 +36,19 @@ useBrowser();
 
 beforeAll(async () => {
   sim = await PaystackSimulator.start(KEYS.secretKey, fixedClock('2026-11-26T10:00:00.000Z'));
-  // Started by hand, not with useTestService (test/helpers/testService.ts): its providerFetch is a simulator
-  // this hook starts first.
-  t = await startTestService({ providerFetch: sim.fetch });
-  account = await t.newAccount('Lagos Roasters', { isTest: true, timeZone: 'UTC', currencyCode: 'USD' });
-  await ok(account, 'PUT', '/v1/account', { PortalSlug: `lagos-${process.pid}` });
-  const ctx = { ...(await accountContext(t, account.accountId)), providerFetch: sim.fetch };
-  await addGateway(ctx, { type: 'paystack', friendlyName: 'Paystack', isPrimary: true, settings: KEYS });
 });
-afterAll(() => t?.close());
+// Options read once the hook above has started the simulator.
+const t = useTestService(() => ({
+  providerFetch: sim.fetch,
+  seed: async () => {
+    ({ account } = await accountOnProvider(t, sim.fetch, {
+      name: 'Lagos Roasters',
+      currencyCode: 'USD',
+      gateway: { type: 'paystack', friendlyName: 'Paystack', settings: KEYS },
+    }));
+    await ok(account, 'PUT', '/v1/account', { PortalSlug: `lagos-${process.pid}` });
+  },
+}));
 
 /** A signed-in customer's browser on the portal's add-card page, with Paystack's InlineJS routed to the stand-in. */
 async function addCardPage(name: string) {

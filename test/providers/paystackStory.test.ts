@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.ts';
-import { signPayLinkToken } from '../../src/modules/collections/index.ts';
 import { createPlan, invoicesOf, ok, subscribe } from '../helpers/billing.ts';
+import { payLinkToken } from '../helpers/invoices.ts';
 import { PAYSTACK_TEST_CARDS, PAYSTACK_TEST_OTP, PaystackSimulator } from './paystackSimulator.ts';
 import { recordedText, useStory } from './story.ts';
 
@@ -63,11 +63,7 @@ async function cardCustomer(card: { number: string }, name: string) {
  * e-mail's signed link, with the HashToken of its "Confirm payment" session read from the page.
  */
 async function payPage(invoiceId: number) {
-  const token = signPayLinkToken(story.t.service.secrets, {
-    accountId: story.account.accountId,
-    invoiceId,
-    expiresAt: new Date(Math.floor(Date.now() / 1000 + 86_400) * 1000).toISOString(),
-  });
+  const token = payLinkToken(story.t, story.account.accountId, invoiceId);
   const html = await (await fetch(`${story.t.url}/pay/${token}`)).text();
   return {
     token,

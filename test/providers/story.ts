@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, expect } from 'vitest';
-import { addGateway } from '../../src/modules/gateways/index.ts';
+import { expect } from 'vitest';
 import { ok } from '../helpers/billing.ts';
-import { accountContext } from '../helpers/context.ts';
-import { startTestService } from '../helpers/service.ts';
 import type { ApiResponse, TestAccount, TestService } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
+import { accountOnProvider, providerSession } from './providerAccount.ts';
 
 /**
  * A business's collection story through a real provider's driver (test/providers/*Story.test.ts): a service
@@ -45,34 +44,27 @@ export function useStory(options: {
 }): Story {
   const story = { hours: 0 } as Story & { hours: number; today: string };
   const advance = (to: string) => ok(story.account, 'POST', '/v1/test-clock/advance', { To: to }, 200);
-  beforeAll(async () => {
-    const providerFetch = options.providerFetch();
-    story.t = await startTestService({
-      providerFetch,
-      ...(options.smtpUrl ? { smtpUrl: options.smtpUrl() } : {}),
-      ...(options.env ? { env: options.env } : {}),
-    });
-    story.account = await story.t.newAccount(`A business on ${options.type}`, {
-      isTest: true,
-      timeZone: 'UTC',
-      currencyCode: options.currencyCode,
-    });
-    const ctx = { ...(await accountContext(story.t, story.account.accountId)), providerFetch };
-    const gateway = await addGateway(ctx, {
-      type: options.type,
-      friendlyName: options.type,
-      isPrimary: true,
-      settings: options.settings(),
-    });
-    story.gatewayId = gateway.id;
-    story.gatewayToken = gateway.token;
-    const clock = ((await ok(story.account, 'GET', '/v1/account')).TestClockDate as string).slice(0, 10);
-    const first = new Date(`${clock}T00:00:00.000Z`);
-    first.setUTCMonth(first.getUTCMonth() + 1, 1);
-    story.today = first.toISOString().slice(0, 10);
-    await advance(`${story.today}T00:00:00.000Z`);
-  });
-  afterAll(() => story.t.close());
+  // Options read when the file's hooks run: the simulator and the SMTP receiver are started by the file first.
+  story.t = useTestService(() => ({
+    providerFetch: options.providerFetch(),
+    ...(options.smtpUrl ? { smtpUrl: options.smtpUrl() } : {}),
+    ...(options.env ? { env: options.env } : {}),
+    seed: async (t) => {
+      Object.assign(
+        story,
+        await accountOnProvider(t, options.providerFetch(), {
+          name: `A business on ${options.type}`,
+          currencyCode: options.currencyCode,
+          gateway: { type: options.type, friendlyName: options.type, settings: options.settings() },
+        }),
+      );
+      const clock = ((await ok(story.account, 'GET', '/v1/account')).TestClockDate as string).slice(0, 10);
+      const first = new Date(`${clock}T00:00:00.000Z`);
+      first.setUTCMonth(first.getUTCMonth() + 1, 1);
+      story.today = first.toISOString().slice(0, 10);
+      await advance(`${story.today}T00:00:00.000Z`);
+    },
+  }));
 
   story.collect = async () => {
     story.hours += 1;
@@ -86,22 +78,7 @@ export function useStory(options: {
     await advance(at.toISOString());
   };
   story.session = (body = {}) =>
-    ok(
-      story.account,
-      'POST',
-      '/v1/widgets/capturepaymethod/create',
-      {
-        VaultingType: 'VaultGateway',
-        SaleType: 'VaultOnly',
-        ExpiresIn: '00:30:00',
-        isVaultOnlyOnSuccess: true,
-        CurrencyCode: options.currencyCode,
-        GatewayToken: story.gatewayToken,
-        AuthDomain: 'https://shop.example.com',
-        ...body,
-      },
-      200,
-    );
+    providerSession(story.account, story.gatewayToken, options.currencyCode, body);
   story.frame = (hashToken, step, body = {}) =>
     story.t.request('POST', `/widget/capture/${hashToken}/provider/${step}`, { auth: false, body });
   story.complete = async (customerId, sessionToken) => {

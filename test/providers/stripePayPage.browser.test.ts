@@ -3,23 +3,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium } from 'playwright-core';
-import type { Browser, BrowserContext, Route } from 'playwright-core';
-import { signPayLinkToken } from '../../src/modules/collections/index.ts';
-import { addGateway } from '../../src/modules/gateways/index.ts';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { ok } from '../helpers/billing.ts';
 import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/chromium.ts';
-import { accountContext } from '../helpers/context.ts';
-import { issuedInvoice } from '../helpers/invoices.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
-import { startSmtpReceiver } from '../helpers/smtp.ts';
+import { issuedInvoice, payLinkToken } from '../helpers/invoices.ts';
+import type { TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { deliveredTo } from '../collections/notices.fixtures.ts';
-import {
-  STRIPE_AUTHENTICATE,
-  STRIPE_FAIL_AUTHENTICATION,
-  STRIPE_JS_STAND_IN,
-  STRIPE_JS_URL,
-} from './standIns/stripeJs.ts';
+import { accountOnProvider } from './providerAccount.ts';
+import { routeStripeToSimulator } from './stripeBrowser.ts';
 import { StripeSimulator } from './stripeSimulator.ts';
 import { storedCardSetup } from './stripePayPage.fixtures.ts';
 import type { StoredCardSetup } from './stripePayPage.fixtures.ts';
@@ -33,92 +25,39 @@ import type { StoredCardSetup } from './stripePayPage.fixtures.ts';
  */
 
 let sim: StripeSimulator;
-let t: TestService;
 let browser: Browser;
 let context: BrowserContext;
 let account: TestAccount;
 let gatewayId: number;
 let screenshots: string;
-let smtp: Awaited<ReturnType<typeof startSmtpReceiver>>;
-
-/** Stripe's API, as the browser calls it, answered by the simulator. */
-async function toSimulator(route: Route): Promise<void> {
-  const request = route.request();
-  const headers = Object.fromEntries(
-    Object.entries(await request.allHeaders()).filter(([name]) => !name.startsWith(':')),
-  );
-  const body = request.postData();
-  const answer = await sim.fetch(request.url(), {
-    method: request.method(),
-    headers,
-    ...(body === null ? {} : { body }),
-  });
-  await route.fulfill({
-    status: answer.status,
-    headers: { ...Object.fromEntries(answer.headers), 'access-control-allow-origin': '*' },
-    body: await answer.text(),
-  });
-}
 
 beforeAll(async () => {
   sim = await StripeSimulator.start();
   // Webhook signatures are compared with the service's wall clock: the simulator signs at the same time.
   sim.nowSeconds = Math.floor(Date.now() / 1000);
-  smtp = await startSmtpReceiver();
-  // Started by hand, not with useTestService (test/helpers/testService.ts): its providerFetch is a simulator
-  // this hook starts first.
-  t = await startTestService({
-    providerFetch: (input, init) => sim.fetch(input, init),
-    smtpUrl: smtp.url,
-  });
-  account = await t.newAccount('Coffee by post', { isTest: true, timeZone: 'UTC', currencyCode: 'USD' });
-  const ctx = { ...(await accountContext(t, account.accountId)), providerFetch: sim.fetch };
-  gatewayId = (
-    await addGateway(ctx, {
-      type: 'stripe',
-      friendlyName: 'Stripe',
-      isPrimary: true,
-      settings: {
-        secretKey: sim.secretKey,
-        publishableKey: sim.publishableKey,
-        webhookSecret: sim.webhookSecret,
-      },
-    })
-  ).id;
-}, 60_000);
+});
+// Options read once the hook above has started the simulator.
+const t = useTestService(() => ({
+  providerFetch: sim.fetch,
+  smtp: true,
+  seed: async () => {
+    ({ account, gatewayId } = await accountOnProvider(t, sim.fetch, {
+      name: 'Coffee by post',
+      currencyCode: 'USD',
+      gateway: { type: 'stripe', friendlyName: 'Stripe', settings: sim.gatewaySettings },
+    }));
+  },
+}));
+const { smtp } = t;
 // Chromium apart: each start has its own time on a loaded machine.
 beforeAll(async () => {
   screenshots = fs.mkdtempSync(path.join(os.tmpdir(), 'stripe-pay-page-'));
   browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   context = await browser.newContext({ viewport: { width: 800, height: 1100 } });
-  await context.route(STRIPE_JS_URL, (route) =>
-    route.fulfill({ contentType: 'text/javascript; charset=utf-8', body: STRIPE_JS_STAND_IN }),
-  );
-  await context.route('https://api.stripe.com/**', toSimulator);
-  // The stand-in's test 3-D Secure page: "Complete authentication" is the customer passing it at Stripe.
-  await context.route(STRIPE_AUTHENTICATE, async (route) => {
-    sim.authenticate(STRIPE_AUTHENTICATE.exec(route.request().url())![1]!);
-    await route.fulfill({
-      status: 200,
-      contentType: 'text/html',
-      body: '',
-      headers: { 'access-control-allow-origin': '*' },
-    });
-  });
-  await context.route(STRIPE_FAIL_AUTHENTICATION, async (route) => {
-    sim.failAuthentication(STRIPE_FAIL_AUTHENTICATION.exec(route.request().url())![1]!);
-    await route.fulfill({
-      status: 200,
-      contentType: 'text/html',
-      body: '',
-      headers: { 'access-control-allow-origin': '*' },
-    });
-  });
+  await routeStripeToSimulator(context, sim);
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
-  await t?.close();
-  await smtp?.close();
 });
 
 describe('the pay page on a Stripe account', () => {
@@ -130,11 +69,7 @@ describe('the pay page on a Stripe account', () => {
     });
     const customerId = customer.customerID as number;
     const invoice = await issuedInvoice(account, { customerId, amount: 30 });
-    const token = signPayLinkToken(t.service.secrets, {
-      accountId: account.accountId,
-      invoiceId: invoice.invoiceID,
-      expiresAt: new Date(Math.floor(Date.now() / 1000 + 86_400) * 1000).toISOString(),
-    });
+    const token = payLinkToken(t, account.accountId, invoice.invoiceID);
 
     const page = await context.newPage();
     await page.goto(`${t.url}/pay/${token}`);

@@ -1,10 +1,8 @@
 import { expect } from 'vitest';
-import { signPayLinkToken } from '../../src/modules/collections/index.ts';
-import { addGateway } from '../../src/modules/gateways/index.ts';
 import { ok } from '../helpers/billing.ts';
-import { accountContext } from '../helpers/context.ts';
-import { issuedInvoice } from '../helpers/invoices.ts';
+import { issuedInvoice, payLinkToken } from '../helpers/invoices.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
+import { accountOnProvider, providerSession } from './providerAccount.ts';
 import type { StripeSimulator } from './stripeSimulator.ts';
 import { advanceClock, plusDays } from '../helpers/clock.ts';
 
@@ -35,21 +33,10 @@ let made = 0;
 
 export async function storedCardSetup(t: TestService, sim: StripeSimulator): Promise<StoredCardSetup> {
   made += 1;
-  const account = await t.newAccount('Coffee by post', {
-    isTest: true,
-    timeZone: 'UTC',
+  const { account, gatewayId, gatewayToken } = await accountOnProvider(t, sim.fetch, {
+    name: 'Coffee by post',
     currencyCode: 'USD',
-  });
-  const ctx = { ...(await accountContext(t, account.accountId)), providerFetch: sim.fetch };
-  const gateway = await addGateway(ctx, {
-    type: 'stripe',
-    friendlyName: 'Stripe',
-    isPrimary: true,
-    settings: {
-      secretKey: sim.secretKey,
-      publishableKey: sim.publishableKey,
-      webhookSecret: sim.webhookSecret,
-    },
+    gateway: { type: 'stripe', friendlyName: 'Stripe', settings: sim.gatewaySettings },
   });
   const advance = (to: string) => advanceClock(account, to);
   const today = plusDays(((await ok(account, 'GET', '/v1/account')).TestClockDate as string).slice(0, 10), 1);
@@ -60,24 +47,10 @@ export async function storedCardSetup(t: TestService, sim: StripeSimulator): Pro
     Name: 'Cleo',
     Email: email,
     PaymentMethod: 'credit_card',
-    PrimaryGatewayID: gateway.id,
+    PrimaryGatewayID: gatewayId,
   });
   const customerId = customer.customerID as number;
-  const session = await ok(
-    account,
-    'POST',
-    '/v1/widgets/capturepaymethod/create',
-    {
-      VaultingType: 'VaultGateway',
-      SaleType: 'VaultOnly',
-      ExpiresIn: '00:30:00',
-      isVaultOnlyOnSuccess: true,
-      CurrencyCode: 'USD',
-      GatewayToken: gateway.token,
-      AuthDomain: 'https://shop.example.com',
-    },
-    200,
-  );
+  const session = await providerSession(account, gatewayToken, 'USD');
   const frame = (step: 'start' | 'complete') =>
     t.request('POST', `/widget/capture/${session.HashToken}/provider/${step}`, { auth: false, body: {} });
   const started = await frame('start');
@@ -103,21 +76,17 @@ export async function storedCardSetup(t: TestService, sim: StripeSimulator): Pro
     invoiceDate: today,
     dueDate: today,
     amount: 30,
-    collect: { method: 'credit_card', gatewayId: gateway.id, paymentMethodId },
+    collect: { method: 'credit_card', gatewayId, paymentMethodId },
   });
   await advance(`${today}T12:00:00.000Z`);
   const [declined] = (await ok(account, 'GET', `/v1/customers/${customerId}/payments`)) as any[];
   expect(declined).toMatchObject({ FailureReason: 'authentication_required' });
 
   const setupIntent = sim.intents.get(setupId)!;
-  const token = signPayLinkToken(t.service.secrets, {
-    accountId: account.accountId,
-    invoiceId: invoice.invoiceID,
-    expiresAt: new Date(Math.floor(Date.now() / 1000 + 86_400) * 1000).toISOString(),
-  });
+  const token = payLinkToken(t, account.accountId, invoice.invoiceID);
   return {
     account,
-    gatewayToken: gateway.token,
+    gatewayToken,
     customerId,
     email,
     invoiceId: invoice.invoiceID as number,

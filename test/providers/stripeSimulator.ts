@@ -55,6 +55,14 @@ export class StripeSimulator {
   readonly secretKey = 'sk_test_simulator0000000000';
   readonly publishableKey = 'pk_test_simulator0000000000';
   readonly webhookSecret = 'whsec_simulator0000000000';
+  /** The settings of a Stripe gateway that reaches this simulator: its keys. */
+  get gatewaySettings(): { secretKey: string; publishableKey: string; webhookSecret: string } {
+    return {
+      secretKey: this.secretKey,
+      publishableKey: this.publishableKey,
+      webhookSecret: this.webhookSecret,
+    };
+  }
   /** Requests the document refused, with its problems: a test of a wrong request reads them. */
   readonly refused: { operation: string; problems: string[] }[] = [];
   /** Answers that do not fit the document's response schema: must stay empty. */

@@ -1,11 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.ts';
 import { billAccount } from '../../src/billing/billRun.ts';
-import { signPayLinkToken } from '../../src/modules/collections/index.ts';
 import { createPlan, invoicesOf, ok, subscribe } from '../helpers/billing.ts';
 import { accountContext } from '../helpers/context.ts';
 import { addGateway } from '../../src/modules/gateways/index.ts';
-import { issuedInvoice } from '../helpers/invoices.ts';
+import { issuedInvoice, payLinkToken } from '../helpers/invoices.ts';
 import { StripeSimulator } from './stripeSimulator.ts';
 import { recordedText, useStory } from './story.ts';
 
@@ -24,11 +23,7 @@ sim.nowSeconds = Math.floor(systemClock.now().getTime() / 1000);
 const story = useStory({
   providerFetch: () => sim.fetch,
   type: 'stripe',
-  settings: () => ({
-    secretKey: sim.secretKey,
-    publishableKey: sim.publishableKey,
-    webhookSecret: sim.webhookSecret,
-  }),
+  settings: () => sim.gatewaySettings,
   currencyCode: 'USD',
 });
 
@@ -242,11 +237,7 @@ describe('a business collecting cards through Stripe', () => {
       type: 'stripe',
       friendlyName: 'Stripe, the other account',
       isPrimary: false,
-      settings: {
-        secretKey: sim.secretKey,
-        publishableKey: sim.publishableKey,
-        webhookSecret: sim.webhookSecret,
-      },
+      settings: sim.gatewaySettings,
     });
     const delivery = await sim.delivery('charge.dispute.created');
     const toOther = await fetch(`${story.t.url}/gateway-webhooks/${other.token}`, {
@@ -325,11 +316,7 @@ describe('a business collecting cards through Stripe', () => {
       PaymentMethod: 'credit_card',
     });
     const invoice = await issuedInvoice(story.account, { customerId: customer.customerID, amount: 45 });
-    const token = signPayLinkToken(story.t.service.secrets, {
-      accountId: story.account.accountId,
-      invoiceId: invoice.invoiceID,
-      expiresAt: new Date(Math.floor(Date.now() / 1000 + 86_400) * 1000).toISOString(),
-    });
+    const token = payLinkToken(story.t, story.account.accountId, invoice.invoiceID);
     const html = await (await fetch(`${story.t.url}/pay/${token}`)).text();
     const hashToken = /data-hash-token="([^"]+)"/.exec(html)![1]!;
     const started = await story.frame(hashToken, 'start');

@@ -1,10 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { FrameLocator, Page, Route } from 'playwright-core';
-import { addGateway } from '../../src/modules/gateways/index.ts';
+import type { FrameLocator, Page } from 'playwright-core';
 import { ok } from '../helpers/billing.ts';
-import { accountContext } from '../helpers/context.ts';
 import { issuedInvoice } from '../helpers/invoices.ts';
 import type { TestAccount } from '../helpers/service.ts';
 import {
@@ -17,7 +15,8 @@ import {
   useMerchantAndBrowser,
 } from '../widgets/browserFixtures.ts';
 import { t, useWidgetService } from '../widgets/fixtures.ts';
-import { STRIPE_AUTHENTICATE, STRIPE_JS_STAND_IN, STRIPE_JS_URL } from './standIns/stripeJs.ts';
+import { accountOnProvider, providerSession } from './providerAccount.ts';
+import { routeStripeToSimulator } from './stripeBrowser.ts';
 import { StripeSimulator } from './stripeSimulator.ts';
 
 /**
@@ -51,57 +50,13 @@ const stripeCalls: string[] = [];
 const sentToUs: string[] = [];
 const policyRefusals: string[] = [];
 
-/** Stripe's API, as the browser calls it, answered by the simulator. */
-async function toSimulator(route: Route): Promise<void> {
-  const request = route.request();
-  const headers = Object.fromEntries(
-    Object.entries(await request.allHeaders()).filter(([name]) => !name.startsWith(':')),
-  );
-  const url = new URL(request.url());
-  stripeCalls.push(`${request.method()} ${url.pathname}`);
-  const body = request.postData();
-  const answer = await sim.fetch(url.href, {
-    method: request.method(),
-    headers,
-    ...(body === null ? {} : { body }),
-  });
-  await route.fulfill({
-    status: answer.status,
-    headers: { ...Object.fromEntries(answer.headers), 'access-control-allow-origin': '*' },
-    body: await answer.text(),
-  });
-}
-
 beforeAll(async () => {
-  account = await t.newAccount('Coffee by post', { isTest: true, timeZone: 'UTC', currencyCode: 'USD' });
-  const ctx = { ...(await accountContext(t, account.accountId)), providerFetch: sim.fetch };
-  const gateway = await addGateway(ctx, {
-    type: 'stripe',
-    friendlyName: 'Stripe',
-    isPrimary: true,
-    settings: {
-      secretKey: sim.secretKey,
-      publishableKey: sim.publishableKey,
-      webhookSecret: sim.webhookSecret,
-    },
-  });
-  gatewayId = gateway.id;
-  gatewayToken = gateway.token;
-
-  await browser.route(STRIPE_JS_URL, (route) =>
-    route.fulfill({ contentType: 'text/javascript; charset=utf-8', body: STRIPE_JS_STAND_IN }),
-  );
-  await browser.route('https://api.stripe.com/**', toSimulator);
-  // The stand-in's test 3-D Secure page: "Complete authentication" is the customer passing it at Stripe.
-  await browser.route(STRIPE_AUTHENTICATE, async (route) => {
-    sim.authenticate(STRIPE_AUTHENTICATE.exec(route.request().url())![1]!);
-    await route.fulfill({
-      status: 200,
-      contentType: 'text/html',
-      body: '',
-      headers: { 'access-control-allow-origin': '*' },
-    });
-  });
+  ({ account, gatewayId, gatewayToken } = await accountOnProvider(t, sim.fetch, {
+    name: 'Coffee by post',
+    currencyCode: 'USD',
+    gateway: { type: 'stripe', friendlyName: 'Stripe', settings: sim.gatewaySettings },
+  }));
+  await routeStripeToSimulator(browser, sim, (call) => stripeCalls.push(call));
   browser.on('request', (request) => {
     if (request.url().startsWith(t.url)) sentToUs.push(`${request.url()} ${request.postData() ?? ''}`);
   });
@@ -119,22 +74,10 @@ async function newCustomer(name: string): Promise<number> {
 
 /** The merchant's checkout with a session on the Stripe gateway, and the frame's Content-Security-Policy. */
 async function open(name: string, body: Record<string, unknown>) {
-  const session = await ok(
-    account,
-    'POST',
-    '/v1/widgets/capturepaymethod/create',
-    {
-      VaultingType: 'VaultGateway',
-      SaleType: 'VaultOnly',
-      ExpiresIn: '00:30:00',
-      isVaultOnlyOnSuccess: true,
-      CurrencyCode: 'USD',
-      GatewayToken: gatewayToken,
-      AuthDomain: merchantOrigin(),
-      ...body,
-    },
-    200,
-  );
+  const session = await providerSession(account, gatewayToken, 'USD', {
+    AuthDomain: merchantOrigin(),
+    ...body,
+  });
   const page = await browser.newPage();
   page.on('console', (message) => {
     if (/Content Security Policy/i.test(message.text())) policyRefusals.push(message.text());

@@ -8,8 +8,8 @@ import type { SentUsageEvent, UsageEventOutcome } from '../../src/modules/usage/
 import { accountContext } from '../helpers/context.ts';
 import { createCustomer } from '../helpers/billing.ts';
 import { holdStatement, insertInto } from '../helpers/heldStatement.ts';
-import { dialect, eventually, startAnotherInstance, startTestService } from '../helpers/service.ts';
-import { useTestService } from '../helpers/testService.ts';
+import { dialect, eventually, startAnotherInstance } from '../helpers/service.ts';
+import { startFresh, useTestService } from '../helpers/testService.ts';
 import { defineMetric } from './usage.fixtures.ts';
 
 // The calls waiting behind an account's usage turns are recorded together, in a turn's one transaction, each
@@ -344,7 +344,7 @@ describe("an account's usage calls at once, to two processes", () => {
 
 describe('the usage calls waiting in a service', () => {
   it('are its own: another service in the process neither sees them nor records them in its turn', async () => {
-    const other = await startTestService({ env: { WORKER_INTERVAL_MS: '3600000' } });
+    const other = await startFresh({ env: { WORKER_INTERVAL_MS: '3600000' } });
     const db = t.service.storage.db;
     const held = Array.from({ length: usageLanes(db) }, () => holdStatement(insertInto('usage_events')));
     try {
@@ -378,7 +378,6 @@ describe('the usage calls waiting in a service', () => {
       expect(line()).toBeUndefined();
     } finally {
       for (const h of held) h.release();
-      await other.close();
     }
   });
 });

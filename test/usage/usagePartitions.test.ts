@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { MONTHS_FOUND, prepareMonthPartitions } from '../../src/modules/usage/index.ts';
-import { dialect, startTestService } from '../helpers/service.ts';
+import { dialect } from '../helpers/service.ts';
 import type { TestService } from '../helpers/service.ts';
-import { useTestService } from '../helpers/testService.ts';
+import { startFresh, useTestService } from '../helpers/testService.ts';
 
 // The events' monthly partitions are made ahead, outside any request's transaction (src/modules/usage/
 // usagePartitions.ts), so that an insert never has to lock the events table to make one.
@@ -40,26 +40,22 @@ describe('usage events partitions made ahead', () => {
   });
 
   it("keeps the months it found made in its service's memory, which another service in the process does not share", async () => {
-    const other = await startTestService();
-    try {
-      const db = t.service.storage.db;
-      const otherDb = other.service.storage.db;
-      // Made by the first, found made by the second: only then are they kept (one made may still roll back).
-      await prepareMonthPartitions(db, t.service.memory, new Date('2032-07-05T10:00:00Z'));
-      await prepareMonthPartitions(db, t.service.memory, new Date('2032-07-05T10:00:00Z'));
-      const monthsOf = (service: TestService, adapter: object) =>
-        [...(service.service.memory.part(MONTHS_FOUND).get(adapter) ?? [])]
-          .filter((m) => m.startsWith('2032'))
-          .sort();
-      // SQLite keeps one table and looks for no partition.
-      expect(monthsOf(t, db.getExecutor().adapter)).toEqual(
-        dialect === 'sqlite' ? [] : ['2032_06', '2032_07', '2032_08'],
-      );
-      // The other service's memory knows only what it found itself: the months of its own start, not these.
-      expect(monthsOf(other, otherDb.getExecutor().adapter)).toEqual([]);
-      expect(other.service.memory.part(MONTHS_FOUND)).not.toBe(t.service.memory.part(MONTHS_FOUND));
-    } finally {
-      await other.close();
-    }
+    const other = await startFresh();
+    const db = t.service.storage.db;
+    const otherDb = other.service.storage.db;
+    // Made by the first, found made by the second: only then are they kept (one made may still roll back).
+    await prepareMonthPartitions(db, t.service.memory, new Date('2032-07-05T10:00:00Z'));
+    await prepareMonthPartitions(db, t.service.memory, new Date('2032-07-05T10:00:00Z'));
+    const monthsOf = (service: TestService, adapter: object) =>
+      [...(service.service.memory.part(MONTHS_FOUND).get(adapter) ?? [])]
+        .filter((m) => m.startsWith('2032'))
+        .sort();
+    // SQLite keeps one table and looks for no partition.
+    expect(monthsOf(t, db.getExecutor().adapter)).toEqual(
+      dialect === 'sqlite' ? [] : ['2032_06', '2032_07', '2032_08'],
+    );
+    // The other service's memory knows only what it found itself: the months of its own start, not these.
+    expect(monthsOf(other, otherDb.getExecutor().adapter)).toEqual([]);
+    expect(other.service.memory.part(MONTHS_FOUND)).not.toBe(t.service.memory.part(MONTHS_FOUND));
   });
 });
