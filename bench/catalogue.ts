@@ -1,8 +1,14 @@
+import { setting } from './common.ts';
+
 /**
- * Seeds a catalogue through the API for the list benchmarks: 200 packages of 5 versions with 3 currencies each,
- * and 200 components likewise (3 brackets per currency).
+ * Seeds a catalogue through the API for the list benchmarks: 200 packages (BENCH_CATALOGUE_ITEMS) of 5 versions with
+ * 3 currencies each, and as many components likewise (3 brackets per currency).
  */
-export const CATALOGUE_SIZE = { items: 200, versions: 5, currencies: ['USD', 'ZAR', 'EUR'] };
+export const CATALOGUE_SIZE = {
+  items: setting('BENCH_CATALOGUE_ITEMS', 200, 1, 200),
+  versions: 5,
+  currencies: ['USD', 'ZAR', 'EUR'],
+};
 
 async function call(base: string, authorization: string, method: string, path: string, body?: unknown) {
   const response = await fetch(`${base}${path}`, {

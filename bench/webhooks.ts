@@ -29,6 +29,7 @@ import {
   forEachDialect,
   formatTable,
   log,
+  printJsonLine,
   round,
   runBenchmark,
   setting,
@@ -300,7 +301,7 @@ async function main(): Promise<number> {
         process.stdout.write(`${formatTable(title, header, cells)}\n`);
       },
     });
-    process.stdout.write(`${JSON.stringify({ floorPostsPerSecond: floorRps, events: EVENTS, results })}\n`);
+    printJsonLine('billing-webhooks', { floorPostsPerSecond: floorRps, events: EVENTS, results });
     return 0;
   } finally {
     receiver.child.kill('SIGTERM');
