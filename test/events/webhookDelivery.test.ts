@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { eventually, startTestService } from '../helpers/service.ts';
+import { eventually } from '../helpers/service.ts';
 import type { TestAccount } from '../helpers/service.ts';
 import { movableClock } from '../helpers/billing.ts';
 import { startWebhookReceiver, verifyWebhook } from '../helpers/webhookReceiver.ts';
 import type { WebhookReceiver } from '../helpers/webhookReceiver.ts';
-import { useTestService } from '../helpers/testService.ts';
+import { startFresh, useTestService } from '../helpers/testService.ts';
 import { RETRY_DELAYS_MS } from '../../src/modules/events/index.ts';
 import { queuedMail } from '../helpers/outside.ts';
 
@@ -358,36 +358,32 @@ describe('webhook delivery', () => {
   it('refuses at connect time an address the policy does not allow (DNS rebinding)', async () => {
     // A service of its own, whose policy lets http through but no internal address (this file's allows 127.0.0.1):
     // each service keeps the policy it started with (docs/architecture.md, "State a service keeps").
-    const strict = await startTestService({
+    const strict = await startFresh({
       env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_TIMEOUT_MS: '1000', WORKER_INTERVAL_MS: '50' },
     });
-    try {
-      const strictDb = strict.service.storage.db;
-      const endpoint = await createEndpoint(strict, 'http://hooks.rebound.example/hook');
-      // The name was checked when the endpoint was saved; now it resolves to loopback, which is not allowed
-      // (localhost may also resolve to ::1) — simulated by pointing the row at localhost.
-      const port = new URL(receiver.url).port;
-      await strictDb
-        .updateTable('webhook_endpoints')
-        .set({ url: `http://localhost:${port}/hook` })
-        .where('id', '=', endpoint.id)
-        .execute();
-      const eventId = await emitCustomerEvent(strict);
-      const row = await deliveryWhere(eventId, (r) => r.attempts === 1, strictDb);
-      expect(row.last_error).toMatch(/localhost resolves to .*an address webhooks may not be sent to/);
-      // An IP literal is refused before any connection.
-      await strictDb
-        .updateTable('webhook_endpoints')
-        .set({ url: `${receiver.url}/hook` })
-        .where('id', '=', endpoint.id)
-        .execute();
-      const literal = await emitCustomerEvent(strict, 'Literal');
-      const literalRow = await deliveryWhere(literal, (r) => r.attempts === 1, strictDb);
-      expect(literalRow.last_error).toMatch(/127\.0\.0\.1 is an address webhooks may not be sent to/);
-      expect([...receivedFor(eventId), ...receivedFor(literal)]).toHaveLength(0);
-    } finally {
-      await strict.close();
-    }
+    const strictDb = strict.service.storage.db;
+    const endpoint = await createEndpoint(strict, 'http://hooks.rebound.example/hook');
+    // The name was checked when the endpoint was saved; now it resolves to loopback, which is not allowed
+    // (localhost may also resolve to ::1) — simulated by pointing the row at localhost.
+    const port = new URL(receiver.url).port;
+    await strictDb
+      .updateTable('webhook_endpoints')
+      .set({ url: `http://localhost:${port}/hook` })
+      .where('id', '=', endpoint.id)
+      .execute();
+    const eventId = await emitCustomerEvent(strict);
+    const row = await deliveryWhere(eventId, (r) => r.attempts === 1, strictDb);
+    expect(row.last_error).toMatch(/localhost resolves to .*an address webhooks may not be sent to/);
+    // An IP literal is refused before any connection.
+    await strictDb
+      .updateTable('webhook_endpoints')
+      .set({ url: `${receiver.url}/hook` })
+      .where('id', '=', endpoint.id)
+      .execute();
+    const literal = await emitCustomerEvent(strict, 'Literal');
+    const literalRow = await deliveryWhere(literal, (r) => r.attempts === 1, strictDb);
+    expect(literalRow.last_error).toMatch(/127\.0\.0\.1 is an address webhooks may not be sent to/);
+    expect([...receivedFor(eventId), ...receivedFor(literal)]).toHaveLength(0);
   });
 });
 

@@ -1,33 +1,30 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startTestService } from '../helpers/service.ts';
-import type { ApiResponse, TestAccount, TestService } from '../helpers/service.ts';
+import { eventually } from '../helpers/service.ts';
+import type { ApiResponse, TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 import { startWebhookReceiver } from '../helpers/webhookReceiver.ts';
 import type { WebhookReceiver } from '../helpers/webhookReceiver.ts';
 
 // Two services in one process, started with different webhook settings (WEBHOOK_ALLOW_HTTP,
 // WEBHOOK_ALLOWED_PRIVATE_HOSTS, WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT): each keeps its own, whichever started last
 // (docs/architecture.md, "State a service keeps").
-let open: TestService;
-let strict: TestService;
+const open = useTestService({
+  env: {
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_ALLOWED_PRIVATE_HOSTS: '127.0.0.1',
+    WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT: '2',
+    WEBHOOK_TIMEOUT_MS: '1000',
+    WORKER_INTERVAL_MS: '50',
+  },
+});
+// Started second, with the defaults but for its cap: https only, no internal address.
+const strict = useTestService({ env: { WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT: '3' } });
 let receiver: WebhookReceiver;
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
-  open = await startTestService({
-    env: {
-      WEBHOOK_ALLOW_HTTP: 'true',
-      WEBHOOK_ALLOWED_PRIVATE_HOSTS: '127.0.0.1',
-      WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT: '2',
-      WEBHOOK_TIMEOUT_MS: '1000',
-      WORKER_INTERVAL_MS: '50',
-    },
-  });
-  // Started second, with the defaults but for its cap: https only, no internal address.
-  strict = await startTestService({ env: { WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT: '3' } });
 });
 afterAll(async () => {
-  await strict?.close();
-  await open?.close();
   await receiver?.close();
 });
 
