@@ -1,14 +1,14 @@
 // Every benchmark script, run as `npm run bench:all` runs it but at its tiny settings (bench/benchmarks.ts): a change
 // that breaks a benchmark's seeding, its run or its checks fails the suite, so the figures of docs/benchmarks.md stay
 // reproducible (bench/README.md, "Benchmarks in the suite"). Its figures are not judged here: speed is measured by
-// the benchmarks themselves, never in tests. Each project runs the scripts on its own database only.
+// the benchmarks themselves, never in tests. It runs once, on PostgreSQL only (`*.postgres.test.ts`): each database
+// took about 7 minutes of a worker, and the scripts' SQLite half is left to bench:all.
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BENCHMARKS } from '../../bench/benchmarks.ts';
 import { CLI, ROOT } from '../../bench/harness.ts';
-import { dialect } from '../helpers/service.ts';
 
 interface ScriptRun {
   exitCode: number | null;
@@ -23,11 +23,8 @@ function benchmarkEnv(settings: Record<string, string>): NodeJS.ProcessEnv {
       ([name]) => !/^(VITEST|NODE_ENV$|TEST_DIALECT$|TEST_DATABASE_URL$|BENCH_)/.test(name),
     ),
   );
-  // A benchmark runs SQLite, then PostgreSQL when given its URL; BENCH_POSTGRES_ONLY leaves SQLite to the other project.
-  const database =
-    dialect === 'postgres'
-      ? { BENCH_DATABASE_URL: process.env.TEST_DATABASE_URL, BENCH_POSTGRES_ONLY: '1' }
-      : {};
+  // A benchmark runs SQLite, then PostgreSQL when given its URL; BENCH_POSTGRES_ONLY skips SQLite.
+  const database = { BENCH_DATABASE_URL: process.env.TEST_DATABASE_URL, BENCH_POSTGRES_ONLY: '1' };
   return { ...env, ...database, ...settings };
 }
 
