@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { TestAccount } from '../helpers/service.ts';
 import { useTestService } from '../helpers/testService.ts';
-import { createCustomer, createPlan, invoicesOf, movableClock, ok, subscribe } from '../helpers/billing.ts';
+import {
+  createComponent,
+  createCustomer,
+  createPlan,
+  invoicesOf,
+  movableClock,
+  ok,
+  subscribe,
+} from '../helpers/billing.ts';
 
 // A period of service crossing a change of VAT rate, taxed in parts (docs/tax.md, "Supplies that span a change";
 // the VAT Act's section 67A): South Africa's VAT at 15 %, a rise to 15.5 % from 1 May 2025 scheduled in March. Each
@@ -118,25 +126,11 @@ describe('a quarter in advance crossing the rise of 1 May 2025', () => {
 });
 
 /** A monthly usage component: SMS at 0.50 each, billed in arrears. */
-async function smsComponent(shop: TestAccount) {
-  const group = await ok(shop, 'POST', '/v1/packagegroups', { GroupName: 'Usage' });
-  return ok(shop, 'POST', '/v1/components', {
-    ComponentCode: 'SMS',
-    Name: 'SMS',
-    Type: 'quantity',
-    Scheme: 'unit',
-    UnitName: 'sms',
-    packageGroupID: group.packageGroupID,
-    Term: 1,
-    TermType: 'months',
-    ComponentVersion: {
-      VersionName: 'Launch',
-      ComponentVersionCurrencies: [
-        { CurrencyCode: 'ZAR', ComponentBracketPrices: [{ Price: 0.5, QtyFrom: 1, QtyTill: null }] },
-      ],
-    },
+const smsComponent = (shop: TestAccount) =>
+  createComponent(shop, {
+    currencyCode: 'ZAR',
+    currency: { ComponentBracketPrices: [{ Price: 0.5, QtyFrom: 1, QtyTill: null }] },
   });
-}
 
 describe('a month with usage from 15 April 2025', () => {
   it('bills the fee in advance and the usage in arrears in parts, and previews both rates', async () => {

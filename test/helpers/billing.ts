@@ -99,11 +99,13 @@ export interface ComponentOptions {
   scheme?: string;
   unitName?: string;
   type?: string;
-  /** The USD version currency's fields besides CurrencyCode; left out, one bracket of 1.00 from the first unit. */
+  /** The version's currency: USD unless given. */
+  currencyCode?: string;
+  /** The version currency's fields besides CurrencyCode; left out, one bracket of 1.00 from the first unit. */
   currency?: Record<string, unknown>;
 }
 
-/** A monthly usage component, in a group of its own, with one version priced in USD. */
+/** A monthly usage component, in a group of its own, with one version priced in one currency (USD unless given). */
 export async function createComponent(as: TestAccount, options: ComponentOptions = {}) {
   const code = ++componentCodes;
   const group = await ok(as, 'POST', '/v1/packagegroups', { GroupName: `Usage ${code}` });
@@ -120,7 +122,7 @@ export async function createComponent(as: TestAccount, options: ComponentOptions
       VersionName: 'Launch',
       ComponentVersionCurrencies: [
         {
-          CurrencyCode: 'USD',
+          CurrencyCode: options.currencyCode ?? 'USD',
           ...(options.currency ?? { ComponentBracketPrices: [{ Price: 1, QtyFrom: 1, QtyTill: null }] }),
         },
       ],
