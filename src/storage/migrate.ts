@@ -79,6 +79,7 @@ import * as portalPause from './migrations/0075_portal_pause.ts';
 import * as resumeWaitForPayment from './migrations/0076_resume_wait_for_payment.ts';
 import * as chargeTaxPositions from './migrations/0077_charge_tax_positions.ts';
 import * as reductionTaxParts from './migrations/0078_reduction_tax_parts.ts';
+import * as keysWithAccount from './migrations/0079_keys_with_account.ts';
 
 /**
  * What a migration that seals stored data seals with: the service's key, loaded only when a migration has rows to
@@ -167,6 +168,7 @@ const migrations: Record<string, Migration> = {
   '0076_resume_wait_for_payment': resumeWaitForPayment,
   '0077_charge_tax_positions': chargeTaxPositions,
   '0078_reduction_tax_parts': reductionTaxParts,
+  '0079_keys_with_account': keysWithAccount,
 };
 
 /** The migrations, those that seal given the key. */

@@ -134,6 +134,7 @@ describe('the deliveries list', () => {
     await db()
       .insertInto('webhook_attempts')
       .values({
+        account_id: row!.account_id,
         delivery_id: row!.id,
         attempted_at: new Date().toISOString(),
         status_code: 200,

@@ -81,6 +81,8 @@ export async function upsertCustomValue(
       custom_field_id: value.fieldId,
       value: value.value,
     })
-    .onConflict((oc) => oc.columns(['customer_id', 'custom_field_id']).doUpdateSet({ value: value.value }))
+    .onConflict((oc) =>
+      oc.columns(['customer_id', 'custom_field_id', 'account_id']).doUpdateSet({ value: value.value }),
+    )
     .execute();
 }

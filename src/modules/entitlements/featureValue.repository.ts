@@ -134,7 +134,7 @@ export async function upsertValue(
       updated_at: at,
     })
     .onConflict((oc) =>
-      oc.columns([column, 'feature_id']).doUpdateSet({
+      oc.columns([column, 'feature_id', 'account_id']).doUpdateSet({
         enabled: grant.enabled,
         limit_quantity: grant.limit,
         config_value: grant.value,

@@ -90,6 +90,8 @@ export interface WebhookDeliveriesTable {
 
 export interface WebhookAttemptsTable {
   id: Id;
+  /** Its delivery's account: every key of an account's rows names it (docs/operations.md, "Beyond one PostgreSQL"). */
+  account_id: number;
   delivery_id: number;
   attempted_at: Instant;
   status_code: number | null;

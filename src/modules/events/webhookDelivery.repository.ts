@@ -218,7 +218,7 @@ const settleQuery = preparedQuery(
       })
       .where('id', '=', id)
       .where('lease_until', '=', leaseUntil)
-      .returning('id'),
+      .returning(['id', 'account_id']),
 );
 
 const attemptInsert = preparedQuery((db, rows: Insertable<WebhookAttemptsTable>[]) =>
@@ -247,7 +247,7 @@ export async function recordAttempts(db: Db, settled: readonly SettledAttempt[])
 
 /** SQLite: a prepared UPDATE per delivery (a few microseconds each), then the attempts in one INSERT. */
 async function recordOneByOne(db: Db, settled: readonly SettledAttempt[]): Promise<Set<number>> {
-  const ids = new Set<number>();
+  const accountOf = new Map<number, number>();
   for (const { lease, attempt, outcome } of settled) {
     const updated = await settleQuery(
       db,
@@ -259,11 +259,12 @@ async function recordOneByOne(db: Db, settled: readonly SettledAttempt[]): Promi
       attempt.statusCode,
       attempt.error,
     );
-    if (updated.length > 0) ids.add(lease.id);
+    if (updated[0]) accountOf.set(lease.id, Number(updated[0].account_id));
   }
   const rows = settled
-    .filter(({ lease }) => ids.has(lease.id))
+    .filter(({ lease }) => accountOf.has(lease.id))
     .map(({ lease, attempt }) => ({
+      account_id: accountOf.get(lease.id)!,
       delivery_id: lease.id,
       attempted_at: attempt.attemptedAt,
       status_code: attempt.statusCode,
@@ -272,7 +273,7 @@ async function recordOneByOne(db: Db, settled: readonly SettledAttempt[]): Promi
       error: attempt.error,
     }));
   if (rows.length > 0) await attemptInsert(db, rows);
-  return ids;
+  return new Set(accountOf.keys());
 }
 
 /**
@@ -302,11 +303,12 @@ async function recordOnPostgres(db: Db, settled: readonly SettledAttempt[]): Pro
         -- A failed attempt at a delivery sent again keeps when it was first delivered.
         delivered_at = coalesce(v.delivered_at, d.delivered_at)
       from v where d.id = v.id and d.lease_until = v.lease_until
-      returning d.id
+      returning d.id, d.account_id
     ),
     attempts as (
-      insert into webhook_attempts (delivery_id, attempted_at, status_code, duration_ms, response_excerpt, error)
-      select v.id, v.attempted_at, v.status_code, v.duration_ms, v.excerpt, v.error
+      insert into webhook_attempts
+        (account_id, delivery_id, attempted_at, status_code, duration_ms, response_excerpt, error)
+      select settled.account_id, v.id, v.attempted_at, v.status_code, v.duration_ms, v.excerpt, v.error
       from v join settled on settled.id = v.id
     )
     select id from settled`.execute(db);

@@ -8,7 +8,7 @@ import type { WebhookAttemptsTable, WebhookDeliveriesTable } from './tables.ts';
 type DeliveryRow = Omit<Selectable<WebhookDeliveriesTable>, 'account_id' | 'lease_until'> & {
   event_type: string;
 };
-type AttemptRow = Omit<Selectable<WebhookAttemptsTable>, 'id'>;
+type AttemptRow = Omit<Selectable<WebhookAttemptsTable>, 'id' | 'account_id'>;
 
 /** A delivery of an event to an endpoint, with its event's type. */
 export interface DeliveryRecord {
@@ -132,19 +132,11 @@ export async function attemptsOf(
   if (deliveryIds.length === 0) return [];
   const rows = await db
     .selectFrom('webhook_attempts')
-    .innerJoin('webhook_deliveries', 'webhook_deliveries.id', 'webhook_attempts.delivery_id')
-    .select([
-      'webhook_attempts.delivery_id',
-      'webhook_attempts.attempted_at',
-      'webhook_attempts.status_code',
-      'webhook_attempts.duration_ms',
-      'webhook_attempts.response_excerpt',
-      'webhook_attempts.error',
-    ])
-    .where('webhook_deliveries.account_id', '=', accountId)
-    .where('webhook_attempts.delivery_id', 'in', deliveryIds)
-    .orderBy('webhook_attempts.delivery_id')
-    .orderBy('webhook_attempts.id')
+    .select(['delivery_id', 'attempted_at', 'status_code', 'duration_ms', 'response_excerpt', 'error'])
+    .where('account_id', '=', accountId)
+    .where('delivery_id', 'in', deliveryIds)
+    .orderBy('delivery_id')
+    .orderBy('id')
     .execute();
   return rows.map(attemptFromRow);
 }

@@ -323,7 +323,7 @@ export async function insertFiring(db: Db, accountId: number, firing: UsageAlert
       value_minor: value.minor,
       fired_at: firing.firedAt,
     })
-    .onConflict((oc) => oc.columns(['alert_id', 'period_start']).doNothing())
+    .onConflict((oc) => oc.columns(['alert_id', 'period_start', 'account_id']).doNothing())
     .returning('id')
     .executeTakeFirst();
   return inserted !== undefined;
