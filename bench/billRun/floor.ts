@@ -3,6 +3,7 @@
  * the seeded database.
  */
 import { SUBSCRIPTIONS_PER_TRANSACTION } from '../../src/billing/billRun.ts';
+import { isPostgres } from '../../src/storage/columns.ts';
 import type { Db } from '../../src/storage/database.ts';
 import { BenchError } from '../common.ts';
 import type { Seeded } from './population.ts';
@@ -77,6 +78,9 @@ async function versionsOf(source: Db, accountId: number, subscriptionIds: number
   return versions;
 }
 
+/** A row's key: PostgreSQL's names the account (migration 0079), SQLite's is the rowid alone. */
+const primaryKey = (db: Db): string[] => (isPostgres(db) ? ['id', 'account_id'] : ['id']);
+
 export async function measureFloor(source: Db, target: Db, seeded: Seeded): Promise<Floor> {
   const accountId = seeded.accountId;
   let rows = 0;
@@ -90,7 +94,7 @@ export async function measureFloor(source: Db, target: Db, seeded: Seeded): Prom
         .values(list.slice(at, at + size))
         .onConflict((oc) =>
           oc
-            .column('id')
+            .columns(primaryKey(db))
             .doUpdateSet((eb) => Object.fromEntries(columns.map((c) => [c, eb.ref(`excluded.${c}`)]))),
         )
         .execute();
