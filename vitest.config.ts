@@ -17,7 +17,8 @@ if (!postgresUrl) {
  * each database's own behaviour under them is covered twice by the API tests. A page in a browser
  * (`*.browser.test.ts`) is about what the page shows and does; these others are about the command line's text and
  * arguments, the portal's sign-in (scrypt at its full cost, throttles held in the process), the log's lines and the
- * /docs page. They run on SQLite, where the same file takes about half as long as on PostgreSQL.
+ * /docs page. They run on SQLite, where such a file took about half as long as on PostgreSQL (a browser file
+ * about as long).
  */
 const ONCE = [
   'test/**/*.browser.test.ts',
