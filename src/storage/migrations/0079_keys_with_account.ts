@@ -59,34 +59,45 @@ const CONFLICT_TARGETS = [
 export async function up(db: Kysely<any>): Promise<void> {
   const postgres = isPostgres(db);
   await giveAttemptsTheirAccount(db, postgres);
-  if (!postgres) {
-    for (const target of CONFLICT_TARGETS) {
-      await db.schema
-        .createIndex(target.name)
-        .on(target.table)
-        .columns([...target.columns, 'account_id'])
-        .unique()
-        .execute();
-    }
-    return;
+  if (postgres) await rekeyByAccount(db);
+  else await addConflictTargets(db);
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+async function addConflictTargets(db: Kysely<any>): Promise<void> {
+  for (const target of CONFLICT_TARGETS) {
+    await db.schema
+      .createIndex(target.name)
+      .on(target.table)
+      .columns([...target.columns, 'account_id'])
+      .unique()
+      .execute();
   }
+}
+
+/** PostgreSQL: the foreign keys are dropped, the primary and unique keys re-made, then the foreign keys. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+async function rekeyByAccount(db: Kysely<any>): Promise<void> {
   const schema = await currentSchema(db);
   const foreignKeys = await foreignKeysToRekey(db, schema);
   for (const key of foreignKeys)
     await sql.raw(`alter table ${key.table} drop constraint ${key.name}`).execute(db);
   for (const key of await uniqueKeysToRekey(db, schema)) await rekeyUnique(db, key);
-  for (const key of foreignKeys) {
-    const columns = [...key.columns, 'account_id'].join(', ');
-    const referenced = [...key.referencedColumns, 'account_id'].join(', ');
-    // A foreign key that sets its column to null on delete must leave account_id as it is.
-    const onDelete = key.onDelete === 'set null' ? `set null (${key.columns.join(', ')})` : key.onDelete;
-    await sql
-      .raw(
-        `alter table ${key.table} add constraint ${key.name} foreign key (${columns}) ` +
-          `references ${key.referencedTable} (${referenced}) on delete ${onDelete}`,
-      )
-      .execute(db);
-  }
+  for (const key of foreignKeys) await addForeignKeyByAccount(db, key);
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+async function addForeignKeyByAccount(db: Kysely<any>, key: ForeignKey): Promise<void> {
+  const columns = [...key.columns, 'account_id'].join(', ');
+  const referenced = [...key.referencedColumns, 'account_id'].join(', ');
+  // A foreign key that sets its column to null on delete must leave account_id as it is.
+  const onDelete = key.onDelete === 'set null' ? `set null (${key.columns.join(', ')})` : key.onDelete;
+  await sql
+    .raw(
+      `alter table ${key.table} add constraint ${key.name} foreign key (${columns}) ` +
+        `references ${key.referencedTable} (${referenced}) on delete ${onDelete}`,
+    )
+    .execute(db);
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
