@@ -150,22 +150,22 @@ export function distributionStatements(
         : `select citus_add_local_table_to_metadata(${name(table)});`,
     );
   const distributed = [...catalogue.tables.keys()].filter((table) => !declared[table]).sort();
-  const placed = new Set<string>();
+  // A table is seen once, when first reached: a cycle of foreign keys ends there.
+  const seen = new Set<string>();
   let anchor: string | undefined;
-  const place = (table: string, path: Set<string>) => {
-    if (placed.has(table) || path.has(table)) return;
-    path.add(table);
+  const place = (table: string) => {
+    if (seen.has(table)) return;
+    seen.add(table);
     for (const key of catalogue.foreignKeys) {
-      if (key.table === table && !declared[key.referencedTable]) place(key.referencedTable, path);
+      if (key.table === table && !declared[key.referencedTable]) place(key.referencedTable);
     }
-    placed.add(table);
     const colocation = anchor ? name(anchor) : "'none'";
     anchor ??= table;
     statements.push(
       `select create_distributed_table(${name(table)}, 'account_id', colocate_with => ${colocation});`,
     );
   };
-  for (const table of distributed) place(table, new Set());
+  for (const table of distributed) place(table);
   return statements;
 }
 
