@@ -31,8 +31,14 @@ async function accountWithRows(name: string) {
     account_id: account,
     name,
     currency_code: 'USD',
-    ...{ is_company: 0, is_suspended: 0, is_active: 1, is_waive_taxes: 0 },
-    ...{ auto_send_invoice: 0, auto_send_statement: 0, created_at: at, updated_at: at },
+    is_company: 0,
+    is_suspended: 0,
+    is_active: 1,
+    is_waive_taxes: 0,
+    auto_send_invoice: 0,
+    auto_send_statement: 0,
+    created_at: at,
+    updated_at: at,
   });
   const field = await insertRow(db(), 'custom_fields', {
     account_id: account,
@@ -52,18 +58,23 @@ async function accountWithRows(name: string) {
   await db()
     .insertInto('events')
     .values({
-      ...{ id: eventId, account_id: account, type: 'customer.created', resource_type: 'customer' },
-      ...{
-        resource_id: String(customer),
-        resource_version: 1,
-        payload: '{}',
-        occurred_at: at,
-        recorded_at: at,
-      },
+      id: eventId,
+      account_id: account,
+      type: 'customer.created',
+      resource_type: 'customer',
+      resource_id: String(customer),
+      resource_version: 1,
+      payload: '{}',
+      occurred_at: at,
+      recorded_at: at,
     })
     .execute();
   const delivery = await insertRow(db(), 'webhook_deliveries', {
-    ...{ account_id: account, endpoint_id: endpoint, event_id: eventId, status: 'delivered', attempts: 1 },
+    account_id: account,
+    endpoint_id: endpoint,
+    event_id: eventId,
+    status: 'delivered',
+    attempts: 1,
     created_at: at,
   });
   await insertRow(db(), 'webhook_attempts', { delivery_id: delivery, attempted_at: at, duration_ms: 5 });
