@@ -89,6 +89,7 @@ import type { InFlight } from './http/inflight.ts';
 import { problem, sendProblem } from './http/problem.ts';
 import { ProblemSchema } from './http/schemas.ts';
 import { registerValidation } from './http/validation.ts';
+import { serializersCompiledOnce } from './http/compiledOnce.ts';
 import type { App } from './http/types.ts';
 import type { DocumentRenderer } from './pdf/documentPool.ts';
 
@@ -275,6 +276,7 @@ function newServer(deps: AppDeps, standardHeaders: ReturnType<typeof standardHea
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : crypto.randomUUID();
     },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    schemaController: { compilersFactory: { buildSerializer: serializersCompiledOnce() } },
     // Only the operator's own proxies may say who the client is; anyone else's X-Forwarded-For is ignored.
     trustProxy: deps.trustedProxies?.length ? deps.trustedProxies : false,
   }).withTypeProvider<TypeBoxTypeProvider>();

@@ -4,6 +4,7 @@ import addFormats from 'ajv-formats';
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import type { FieldProblem } from '../errors.ts';
 import { isWireDate } from '../core/wireDates.ts';
+import { compiledOnce } from './compiledOnce.ts';
 import { refusingUnknownFields, unknownFieldMessage, writableFieldsAt } from './unknownFields.ts';
 
 function makeAjv(options: Options): Ajv {
@@ -60,10 +61,19 @@ export function registerValidation(app: FastifyInstance): void {
   });
   // Fastify compiles schemas once every route is registered (on ready), so every answer is known by then.
   app.setValidatorCompiler(({ schema, httpPart, method, url }) => {
-    if (httpPart !== 'body') return coercing.compile(schema as object);
+    if (httpPart !== 'body')
+      return compiledOnce(PART_VALIDATORS, schema, () => coercing.compile(schema as object));
     const resource = answers.get(`${method} ${url}`) ?? answers.get(`GET ${url}`);
-    return bodyValidator(schema, resource);
+    return bodyValidatorOnce(schema as object, resource);
   });
+}
+
+/** The validators compiled in this process (src/http/compiledOnce.ts): of path, query and headers, and of bodies. */
+const PART_VALIDATORS = new Map<string, ReturnType<typeof coercing.compile>>();
+const BODY_VALIDATORS = new Map<string, ReturnType<typeof bodyValidator>>();
+
+function bodyValidatorOnce(schema: object, resource: unknown) {
+  return compiledOnce(BODY_VALIDATORS, [schema, resource], () => bodyValidator(schema, resource));
 }
 
 /** `/rules/1/Perc` becomes `rules[1].Perc`: the field as a client would name it. */
