@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
-import { TEST_SCHEMA, adminQuery, databaseUrl } from './postgresDatabases.ts';
+import { TEST_SCHEMA, adminQuery, databaseUrl, isTestDatabaseOf, templateName } from './postgresDatabases.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -22,7 +22,7 @@ export default async function globalSetup(project: TestProject): Promise<() => P
   const template = await migratedPostgresTemplate();
   project.provide('postgresTemplate', template?.name ?? null);
   return async () => {
-    await template?.drop();
+    await template?.dropWithTestDatabases();
   };
 }
 
@@ -58,7 +58,7 @@ async function checkPostgres(): Promise<void> {
 async function migratedPostgresTemplate() {
   const url = process.env.TEST_DATABASE_URL;
   if (!url) return undefined;
-  const name = `t_template_${crypto.randomBytes(6).toString('hex')}`;
+  const name = templateName(crypto.randomBytes(6).toString('hex'));
   const { parseDatabaseUrl } = await import('../../src/config.ts');
   const { openStorage } = await import('../../src/storage/database.ts');
   const { migrateToLatest } = await import('../../src/storage/migrate.ts');
@@ -76,5 +76,21 @@ async function migratedPostgresTemplate() {
     await drop();
     throw error;
   }
-  return { name, drop };
+  return {
+    name,
+    /** Drops the template and every test database of the run that its file's worker did not drop. */
+    async dropWithTestDatabases() {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        const { rows } = await client.query<{ datname: string }>('select datname from pg_database');
+        for (const { datname } of rows.filter((row) => isTestDatabaseOf(name, row.datname))) {
+          await client.query(`drop database if exists ${datname} with (force)`);
+        }
+      } finally {
+        await client.end();
+      }
+      await drop();
+    },
+  };
 }

@@ -19,6 +19,18 @@ export function databaseUrl(base: string, name: string): string {
   return url.toString();
 }
 
+/**
+ * The names of a run's databases: its template `t_<run>_template` (test/helpers/globalSetup.ts) and each file's
+ * `t_<run>_<suffix>`, so that the run's end finds and drops whatever of its own is left, and no other run's.
+ */
+export const templateName = (run: string): string => `t_${run}_template`;
+
+export const testDatabaseName = (template: string, suffix: string): string =>
+  template.replace(/template$/, suffix);
+
+export const isTestDatabaseOf = (template: string, name: string): boolean =>
+  name !== template && name.startsWith(template.replace(/template$/, ''));
+
 /** Runs one statement on its own connection to `url` (CREATE and DROP DATABASE cannot run in a transaction). */
 export async function adminQuery(url: string, statement: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });

@@ -11,7 +11,7 @@ import { createAccount } from '../../src/modules/auth/index.ts';
 import { startService } from '../../src/server.ts';
 import { openStorage } from '../../src/storage/database.ts';
 import { migrateToLatest } from '../../src/storage/migrate.ts';
-import { TEST_SCHEMA, adminQuery, databaseUrl } from './postgresDatabases.ts';
+import { TEST_SCHEMA, adminQuery, databaseUrl, testDatabaseName } from './postgresDatabases.ts';
 import type { Service, ServiceOptions } from '../../src/server.ts';
 import { modulePorts } from '../../src/modulePorts.ts';
 
@@ -95,19 +95,30 @@ export async function freshDatabase(
   }
   const base = process.env.TEST_DATABASE_URL;
   if (!base) throw new Error('TEST_DIALECT=postgres needs TEST_DATABASE_URL');
-  const name = `t_${crypto.randomBytes(6).toString('hex')}`;
-  const template = options.migrated ? inject('postgresTemplate') : null;
+  const template = inject('postgresTemplate');
+  if (!template)
+    throw new Error('TEST_DIALECT=postgres needs the template test/helpers/globalSetup.ts makes');
+  const name = testDatabaseName(template, crypto.randomBytes(6).toString('hex'));
   // A copy of the database migrated once for the run (test/helpers/globalSetup.ts), or an empty one.
   await adminQuery(
     base,
-    template ? `create database ${name} template ${template}` : `create database ${name}`,
+    options.migrated ? `create database ${name} template ${template}` : `create database ${name}`,
   );
   const url = databaseUrl(base, name);
-  if (!template) await adminQuery(url, `create schema ${TEST_SCHEMA}`);
-  return {
-    url,
-    drop: () => adminQuery(base, `drop database if exists ${name} with (force)`),
-  };
+  if (!options.migrated) await adminQuery(url, `create schema ${TEST_SCHEMA}`);
+  return { url, drop: async () => dropLater(base, name) };
+}
+
+/**
+ * The drops of this worker's databases, one after another, which nothing waits for: PostgreSQL makes a checkpoint for
+ * each DROP DATABASE and answers once it has reached the disk (about a second while the suite runs), and the next
+ * file need not wait for it (CONTRIBUTING.md, "How long the suite takes"). A drop that fails, or that the worker's
+ * exit cuts short, is done by globalSetup's teardown, which drops every database of the run.
+ */
+let drops = Promise.resolve();
+
+function dropLater(base: string, name: string): void {
+  drops = drops.then(() => adminQuery(base, `drop database if exists ${name} with (force)`)).catch(() => {});
 }
 
 let sqliteTemplate: Promise<string> | undefined;
