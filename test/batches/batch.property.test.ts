@@ -26,6 +26,7 @@ import {
 } from './batch.model.ts';
 import type { Model, Setup, Step } from './batch.model.ts';
 import { advanceTo, debitAccount, debitCustomer, debitInvoice, plusDays } from './fixtures.ts';
+import { randomRuns } from '../helpers/propertyRuns.ts';
 
 // Each invoice's Balance is its Total less its settled and pending allocations (and credits), whatever
 // payment batches, the bank's answers and reversals do. A model-based property over the real service and its HTTP
@@ -324,7 +325,7 @@ const EXAMPLES: [Setup, Step[]][] = [
 
 // fast-check counts the examples in numRuns: FC_RUNS is the number of random timelines after them.
 const params = {
-  numRuns: EXAMPLES.length + Number(process.env.FC_RUNS ?? 4),
+  numRuns: EXAMPLES.length + randomRuns(4),
   examples: EXAMPLES,
   ...(process.env.FC_SEED ? { seed: Number(process.env.FC_SEED) } : {}),
 };

@@ -9,6 +9,7 @@ import { checkAttempts, checkFollowing, checkLedger, checkSchedule } from './col
 import type { Family } from './collection.invariants.ts';
 import { runStep, setupArb, stepsArb } from './collection.model.ts';
 import type { Model, Setup, Step } from './collection.model.ts';
+import { randomRuns } from '../helpers/propertyRuns.ts';
 
 // Each invoice's Balance is its Total less its settled and pending allocations (and credits),
 // whatever automatic collection, its failures and reversals do. A model-based property over the real service and its
@@ -223,7 +224,7 @@ const EXAMPLES: [Setup, Step[]][] = [
 
 // fast-check counts the examples in numRuns: FC_RUNS is the number of random timelines after them.
 const params = {
-  numRuns: EXAMPLES.length + Number(process.env.FC_RUNS ?? 4),
+  numRuns: EXAMPLES.length + randomRuns(4),
   examples: EXAMPLES,
   ...(process.env.FC_SEED ? { seed: Number(process.env.FC_SEED) } : {}),
 };

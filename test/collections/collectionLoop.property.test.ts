@@ -27,6 +27,7 @@ import {
   UNPAID_04,
 } from './collectionLoop.model.ts';
 import type { BankSpec, CustomerSpec, LoopCard, LoopSetup, LoopStep } from './collectionLoop.model.ts';
+import { randomRuns } from '../helpers/propertyRuns.ts';
 
 // The collection loop as a whole, a model-based property over the real service and its HTTP API (the eMandates
 // signed on their hosted page): each run is a fresh test account billing in ZAR, in UTC or South Africa's zone,
@@ -222,7 +223,7 @@ const EXAMPLES: [LoopSetup, LoopStep[]][] = [
 
 // fast-check counts the examples in numRuns: FC_RUNS is the number of random timelines after them.
 const params = {
-  numRuns: EXAMPLES.length + Number(process.env.FC_RUNS ?? 6),
+  numRuns: EXAMPLES.length + randomRuns(6),
   examples: EXAMPLES,
   ...(process.env.FC_SEED ? { seed: Number(process.env.FC_SEED) } : {}),
 };

@@ -13,6 +13,7 @@ import { accountContext } from '../helpers/context.ts';
 import { createCustomer, movableClock, ok } from '../helpers/billing.ts';
 import { issuedInvoice } from '../helpers/invoices.ts';
 import { useTestService } from '../helpers/testService.ts';
+import { randomRuns } from '../helpers/propertyRuns.ts';
 
 // The allocation engine has two entries for collected payments: recordCollectedPayment, one payment at a time
 // (the engine's one-source path, allocateNewSource), and recordCollectedPayments, a collection run's batch
@@ -301,7 +302,7 @@ describe('the allocation engine, one payment at a time and in a batch', () => {
         expect(batch).toEqual(alone);
       }),
       {
-        numRuns: Number(process.env.FC_RUNS ?? 12),
+        numRuns: randomRuns(12),
         ...(process.env.FC_SEED ? { seed: Number(process.env.FC_SEED) } : {}),
       },
     );

@@ -22,6 +22,7 @@ import {
   targetsAndAmounts,
 } from './reconciliation.model.ts';
 import type { CreateSpec, Entry, SourceKind, Step } from './reconciliation.model.ts';
+import { randomRuns } from '../helpers/propertyRuns.ts';
 
 // A customer's money reconciles whatever is done to it: a property test over random sequences of invoices
 // (issued, drafts, cancelled), payments, credit notes and adjustments (AutoApply or explicit allocations with
@@ -456,7 +457,7 @@ async function runLedger(steps: Step[]): Promise<void> {
 describe('ledger reconciliation (property)', () => {
   it('keeps every figure the sum of its allocations, refusals without effect, the Balance reconciled', async () => {
     await fc.assert(fc.asyncProperty(stepsArb, runLedger), {
-      numRuns: Number(process.env.FC_RUNS ?? 25),
+      numRuns: randomRuns(25),
       ...(process.env.FC_SEED ? { seed: Number(process.env.FC_SEED) } : {}),
     });
   }, 600_000);

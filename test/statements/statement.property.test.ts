@@ -4,6 +4,7 @@ import { createCustomer, movableClock, ok } from '../helpers/billing.ts';
 import { toMinor, toWire } from '../helpers/ledger.ts';
 import { useTestService } from '../helpers/testService.ts';
 import { statement } from './fixtures.ts';
+import { randomRuns } from '../helpers/propertyRuns.ts';
 
 // For random histories of invoices (issued, drafts, cancelled), payments, credit notes and adjustments, made
 // through the API as a client makes them, the statement to today closes on the customer's Balance as the API
@@ -155,7 +156,7 @@ describe('a statement of a random history', () => {
         },
       ),
       {
-        numRuns: Number(process.env.FC_RUNS ?? 30),
+        numRuns: randomRuns(30),
         ...(process.env.FC_SEED ? { seed: Number(process.env.FC_SEED) } : {}),
       },
     );

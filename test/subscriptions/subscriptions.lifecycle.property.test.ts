@@ -23,6 +23,7 @@ import type {
   Snapshot,
   Step,
 } from './subscriptions.lifecycle.model.ts';
+import { randomRuns } from '../helpers/propertyRuns.ts';
 
 // A subscription's billed periods tile time with no gap and no overlap, whatever happens to it: a property test
 // over random timelines of a create (now or ahead, billed in advance or not, pro rata or not, with or without a
@@ -420,7 +421,7 @@ describe('subscription lifecycle (property)', () => {
     await fc.assert(
       fc.asyncProperty(setupArb, fc.array(stepArb, { minLength: 8, maxLength: 12 }), runTimeline),
       {
-        numRuns: Number(process.env.FC_RUNS ?? 20),
+        numRuns: REGRESSIONS.length + randomRuns(20 - REGRESSIONS.length),
         examples: REGRESSIONS,
         // FC_SEED=<seed> (fast-check prints it on failure) replays a failing run.
         ...(process.env.FC_SEED ? { seed: Number(process.env.FC_SEED) } : {}),

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createCustomer, createPlan, movableClock, ok, subscribe } from '../helpers/billing.ts';
 import { useTestService } from '../helpers/testService.ts';
 import { addDays, advanceTo, billedContent, day, newInvoices, upcomingOf } from './trial.helpers.ts';
+import { randomRuns } from '../helpers/propertyRuns.ts';
 
 // The upcoming invoice is the next invoice the bill run makes, and comp_nextInvDate is its date: a property test
 // over random subscriptions (start in the past, today or ahead; trial or not, in days or months, with or without
@@ -65,8 +66,8 @@ const caseArb: fc.Arbitrary<Case> = fc.record({
 
 // What is compared (the preview and the invoice made) is the planner's, the same on both databases; PostgreSQL, whose
 // every statement is a round trip, runs the 550 daily bill runs of a case several times slower, so it checks fewer
-// cases (CONTRIBUTING.md, "How long the suite takes"). FC_RUNS sets both.
-const runs = Number(process.env.FC_RUNS ?? (process.env.TEST_DIALECT === 'postgres' ? 5 : 12));
+// cases (test/helpers/propertyRuns.ts).
+const runs = randomRuns(12);
 const seed = process.env.FC_SEED === undefined ? undefined : Number(process.env.FC_SEED);
 
 /** Invoices checked per case: the first after creation, then one of the running subscription. */

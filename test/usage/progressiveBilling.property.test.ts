@@ -7,6 +7,7 @@ import { invoicesOf, movableClock, ok } from '../helpers/billing.ts';
 import { useTestService } from '../helpers/testService.ts';
 import { advance, graduatedCallsSubscription } from '../subscriptions/meteredBilling.fixtures.ts';
 import { modulePorts } from '../../src/modulePorts.ts';
+import { randomRuns } from '../helpers/propertyRuns.ts';
 
 // docs/usage.md, "Progressive billing" and its "Coupons": over random event streams (some of negative `n`, some
 // sent a day or two late), random thresholds (some changed or turned off during the period), an optional
@@ -350,7 +351,7 @@ describe('progressive billing through the service (property)', () => {
       {
         examples: EXAMPLES,
         // fast-check counts the examples in numRuns: FC_RUNS is the number of random streams after them.
-        numRuns: EXAMPLES.length + Number(process.env.FC_RUNS ?? 7),
+        numRuns: EXAMPLES.length + randomRuns(7),
         ...(process.env.FC_SEED ? { seed: Number(process.env.FC_SEED) } : {}),
       },
     );
