@@ -50,9 +50,9 @@ import { randomRuns } from '../helpers/propertyRuns.ts';
 // - schedule: NumTries and NextTryDate of the invoices batches pay, and every invoice due bundled by the next run
 //   (batch.invariants.ts, checkSchedule).
 // Each property first runs the fixed timelines in EXAMPLES (paths rare at random), then FC_RUNS random ones (default
-// 4); FC_SEED=<seed> replays a failure. The bugs it led to are kept below ("bugs the property found"), each the
-// shortest timeline that shows it; the one still open (simulate refuses every line) is taken by the model at a NOTE
-// so that the property keeps checking the rest.
+// 4, 2 on PostgreSQL: test/helpers/propertyRuns.ts); FC_SEED=<seed> replays a failure. The bugs it led to are kept
+// below ("bugs the property found"), each the shortest timeline that shows it; the one still open (simulate refuses
+// every line) is taken by the model at a NOTE so that the property keeps checking the rest.
 
 const START = Date.parse('2027-03-01T08:00:00.000Z'); // a Monday
 const clock = movableClock(new Date(START).toISOString());

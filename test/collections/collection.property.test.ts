@@ -31,8 +31,8 @@ import { randomRuns } from '../helpers/propertyRuns.ts';
 // from that customer's primary card while it pays by credit_card), and the retry schedule with what an invoice
 // following its customer shows (and, for a card customer without a card, the one event and e-mail telling of it).
 // Each property first runs a few fixed timelines (EXAMPLES: counterexamples found by it, and paths rare at random),
-// then FC_RUNS random ones (default 4); FC_SEED=<seed> replays a failure. No gateway here answers `pending`, so
-// TotalPendingPaid stays 0; the checks still hold it to the Pending payments' allocations.
+// then FC_RUNS random ones (default 4, 2 on PostgreSQL); FC_SEED=<seed> replays a failure. No gateway here answers
+// `pending`, so TotalPendingPaid stays 0; the checks still hold it to the Pending payments' allocations.
 
 const clock = movableClock('2027-03-10T00:00:00.000Z');
 const t = useTestService({ clock });

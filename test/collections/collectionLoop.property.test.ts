@@ -41,8 +41,9 @@ import { randomRuns } from '../helpers/propertyRuns.ts';
 // bundling, building, settling and returns). After every step the account is read back and checked
 // (collectionLoop.invariants.ts): no balance collected twice, never more collected than owed, credit applied first
 // exactly when the setting says, no due invoice left without a plan or a problem, and every balance reconciled.
-// Each run starts with a few fixed timelines (EXAMPLES), then FC_RUNS random ones (default 6); FC_SEED=<seed>
-// replays a failure; LOOP_TRACE=1 prints every timeline as it ran. The run time is kept under a minute per database (CONTRIBUTING.md, "How long the suite takes").
+// Each run starts with a few fixed timelines (EXAMPLES), then FC_RUNS random ones (default 6, 2 on PostgreSQL);
+// FC_SEED=<seed> replays a failure; LOOP_TRACE=1 prints every timeline as it ran. The run time is kept under a
+// minute per database (CONTRIBUTING.md, "How long the suite takes").
 
 const START = Date.parse('2027-03-01T06:00:00.000Z');
 const clock = movableClock(new Date(START).toISOString());
