@@ -11,6 +11,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 interface ProfileNode {
@@ -19,7 +20,7 @@ interface ProfileNode {
   children?: number[];
 }
 
-interface Profile {
+export interface Profile {
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];
@@ -99,6 +100,19 @@ function depthOf(frame: Frame, scale: number): number {
   return deepest + 1;
 }
 
+/**
+ * The SVG of the profile's samples within [from, to] (microseconds of the profile's clock; all when not given), and
+ * the CPU time they sum to (ms).
+ */
+export function flameGraph(
+  profile: Profile,
+  options: { from?: number; to?: number; title: string },
+): { svg: string; sampledMs: number } {
+  const root = framesOf(profile, options.from ?? profile.startTime, options.to ?? profile.endTime);
+  const sampledMs = Math.round(root.time / 1000);
+  return { svg: render(root, `${options.title}: ${sampledMs} ms of CPU`), sampledMs };
+}
+
 function render(root: Frame, title: string): string {
   const scale = WIDTH / Math.max(root.time, 1);
   const depth = depthOf(root, scale);
@@ -147,16 +161,15 @@ function main(): void {
     process.exit(2);
   }
   const profile = JSON.parse(readFileSync(input, 'utf8')) as Profile;
-  const secondsBeforeEnd = (value: string | undefined, otherwise: number) =>
-    value === undefined ? otherwise : profile.endTime - Number(value) * 1e6;
-  const root = framesOf(
-    profile,
-    secondsBeforeEnd(values.from, profile.startTime),
-    secondsBeforeEnd(values.to, profile.endTime),
-  );
-  const title = `${values.title ?? path.basename(input)}: ${(root.time / 1000).toFixed(0)} ms of CPU`;
-  writeFileSync(output, render(root, title));
-  console.log(`${output}: ${(root.time / 1000).toFixed(0)} ms sampled`);
+  const secondsBeforeEnd = (value: string | undefined) =>
+    value === undefined ? undefined : profile.endTime - Number(value) * 1e6;
+  const { svg, sampledMs } = flameGraph(profile, {
+    from: secondsBeforeEnd(values.from),
+    to: secondsBeforeEnd(values.to),
+    title: values.title ?? path.basename(input),
+  });
+  writeFileSync(output, svg);
+  console.log(`${output}: ${sampledMs} ms sampled`);
 }
 
-main();
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();
