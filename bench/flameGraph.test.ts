@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { flameGraph } from './flameGraph.ts';
-import type { Profile } from './flameGraph.ts';
+import type { Profile } from './cpuProfile.ts';
 
 const frame = (id: number, functionName: string, children: number[] = [], url = '') => ({
   id,

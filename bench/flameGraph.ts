@@ -13,20 +13,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  children?: number[];
-}
-
-export interface Profile {
-  nodes: ProfileNode[];
-  samples: number[];
-  timeDeltas: number[];
-  startTime: number;
-  endTime: number;
-}
+import { parentsOf, placeOf } from './cpuProfile.ts';
+import type { Profile, ProfileNode } from './cpuProfile.ts';
 
 /** One frame of the graph: the calls along one path merged by name, with the time sampled under them. */
 interface Frame {
@@ -47,17 +35,14 @@ const LEFT_OUT = new Set(['(idle)', '(root)']);
 function frameName({ functionName, url, lineNumber }: ProfileNode['callFrame']): string {
   const fn = functionName || '(anonymous)';
   if (url === '') return fn;
-  const src = /\/(?:src|dist)\/(.*)$/.exec(url);
-  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
-  const where = src?.[1] ?? pkg?.[1] ?? (url.startsWith('node:') ? url : path.basename(url));
+  const where = placeOf(url);
   return `${fn} ${where}:${lineNumber + 1}`;
 }
 
 /** The tree of frames of the samples taken within [from, to] (microseconds of the profile's clock). */
 function framesOf(profile: Profile, from: number, to: number): Frame {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
-  const parent = new Map<number, number>();
-  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const parent = parentsOf(profile);
   const root: Frame = { name: 'all', time: 0, children: new Map() };
   let at = profile.startTime;
   profile.samples.forEach((sample, index) => {

@@ -7,18 +7,8 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  children?: number[];
-}
-
-interface Profile {
-  nodes: ProfileNode[];
-  samples: number[];
-  timeDeltas: number[];
-}
+import { parentsOf, placeOf } from '../cpuProfile.ts';
+import type { Profile } from '../cpuProfile.ts';
 
 /** The parts of the run, by the function that does each (the first found on a sample's stack, from the top). */
 const PARTS: [part: string, functionName: string][] = [
@@ -42,21 +32,15 @@ const PARTS: [part: string, functionName: string][] = [
   ['garbage collector', '(garbage collector)'],
 ];
 
-/** A script's place: the service's files from src/, a package by its name, Node's own as `node:`. */
+/** A script's place (bench/cpuProfile.ts), Node's own scripts counted together as `node:`. */
 function fileOf(url: string): string {
-  if (url === '') return '';
-  const src = /\/src\/(.*)$/.exec(url);
-  if (src) return src[1]!;
-  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
-  if (pkg) return pkg[1]!;
-  return url.startsWith('node:') ? 'node:' : path.basename(url);
+  return url.startsWith('node:') ? 'node:' : placeOf(url);
 }
 
 function summarise(file: string, invoices: number | undefined): void {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const parent = new Map<number, number>();
-  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const parent = parentsOf(profile);
   const self = new Map<string, number>();
   const selfByFile = new Map<string, number>();
   const inclusive = new Map<string, number>();

@@ -25,11 +25,13 @@ export function databaseUrl(base: string, name: string): string {
  */
 export const templateName = (run: string): string => `t_${run}_template`;
 
-export const testDatabaseName = (template: string, suffix: string): string =>
-  template.replace(/template$/, suffix);
+/** `t_<run>_`: what every database of the run's template's run starts with. */
+const runPrefix = (template: string): string => template.replace(/template$/, '');
+
+export const testDatabaseName = (template: string, suffix: string): string => runPrefix(template) + suffix;
 
 export const isTestDatabaseOf = (template: string, name: string): boolean =>
-  name !== template && name.startsWith(template.replace(/template$/, ''));
+  name !== template && name.startsWith(runPrefix(template));
 
 /** Runs one statement on its own connection to `url` (CREATE and DROP DATABASE cannot run in a transaction). */
 export async function adminQuery(url: string, statement: string): Promise<void> {
