@@ -2,8 +2,8 @@ import type { Db } from '../../storage/database.ts';
 
 /** The reminders' queries (migration 0038); the invoices they are for are read through invoicing's index.ts. */
 
-/** Of these invoices, those whose reminder of the schedule's day `dayOffset` was sent: one statement. */
-export async function listInvoicesRemindedOn(
+/** Of these invoices, those whose reminder of the schedule's day `dayOffset` or a later one was sent: one statement. */
+export async function listInvoicesRemindedFrom(
   db: Db,
   accountId: number,
   invoiceIds: readonly number[],
@@ -15,7 +15,7 @@ export async function listInvoicesRemindedOn(
     .select('invoice_id')
     .where('account_id', '=', accountId)
     .where('invoice_id', 'in', invoiceIds)
-    .where('day_offset', '=', dayOffset)
+    .where('day_offset', '>=', dayOffset)
     .execute();
   return new Set(rows.map((row) => Number(row.invoice_id)));
 }

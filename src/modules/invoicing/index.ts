@@ -78,7 +78,11 @@ export {
 } from './invoiceReads.service.ts';
 /** Wire pieces other modules return: a subscription change answers with the invoices it made. */
 export { InvoiceOut, UnsavedInvoiceOut } from './invoices.schemas.ts';
-export { customersOwingIn, unpaidInvoiceIdsDueBetween } from './unpaidInvoices.repository.ts';
+export {
+  customersOwingIn,
+  dueDatesOfUnpaidInvoices,
+  unpaidInvoicesDueOn,
+} from './unpaidInvoices.repository.ts';
 export { toInvoiceDto } from './invoices.serializer.ts';
 export {
   INVOICE_DOCUMENT,

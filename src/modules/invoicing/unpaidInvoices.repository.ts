@@ -3,35 +3,56 @@ import type { PlainDate } from '../../core/calendar.ts';
 import { owed } from './invoice.repository.ts';
 
 /**
- * Ids of the account's open invoices due between `due.from` and `due.to` (both included) that nobody is collecting
- * now (no automatic try planned, no debit pending) and that still owe something, in id order after `afterId`: the
- * invoices a customer may be reminded of (docs/gateways.md, "The collection loop"). One statement; the filter runs in
- * SQL so that a page never reads the account's other open invoices.
+ * The account's open invoices that nobody is collecting now (no automatic try planned, no debit pending) and that
+ * still owe something: those a customer may be reminded of (docs/gateways.md, "The collection loop"). The filter runs
+ * in SQL so that a page never reads the account's other open invoices.
  */
-export async function unpaidInvoiceIdsDueBetween(
-  ctx: ServiceContext,
-  due: { from: PlainDate; to: PlainDate },
-  afterId: number,
-  limit: number,
-): Promise<number[]> {
-  const rows = await ctx.db
+function remindable(ctx: ServiceContext) {
+  return ctx.db
     .selectFrom('invoices as i')
-    .select('i.id')
     .where('i.account_id', '=', ctx.account.id)
-    .where('i.id', '>', afterId)
     .where('i.is_draft', '=', false)
     .where('i.is_cancelled', '=', false)
-    .where('i.due_date', '>=', due.from)
-    .where('i.due_date', '<=', due.to)
     .where('i.next_try_date', 'is', null)
     .where('i.paid_pending_minor', '=', 0)
     .where((eb) =>
       eb(eb('i.total_minor', '-', eb('i.paid_actual_minor', '+', eb.ref('i.negative_adjs_minor'))), '>', 0),
-    )
+    );
+}
+
+/** The days from `due.from` to `due.to` (both included) on which a remindable invoice of the account is due. */
+export async function dueDatesOfUnpaidInvoices(
+  ctx: ServiceContext,
+  due: { from: PlainDate; to: PlainDate },
+): Promise<PlainDate[]> {
+  const rows = await remindable(ctx)
+    .select('i.due_date')
+    .distinct()
+    .where('i.due_date', '>=', due.from)
+    .where('i.due_date', '<=', due.to)
+    .orderBy('i.due_date')
+    .execute();
+  return rows.map((row) => row.due_date);
+}
+
+/**
+ * The account's remindable invoices due on `dueDate`, in id order after `afterId`, with their issue dates: one
+ * statement on the index of due dates, whose rows are in id order within a day.
+ */
+export async function unpaidInvoicesDueOn(
+  ctx: ServiceContext,
+  dueDate: PlainDate,
+  afterId: number,
+  limit: number,
+): Promise<{ id: number; invoiceDate: PlainDate }[]> {
+  const rows = await remindable(ctx)
+    .select(['i.id', 'i.invoice_date'])
+    .where('i.due_date', '=', dueDate)
+    .where('i.id', '>', afterId)
     .orderBy('i.id')
     .limit(limit)
     .execute();
-  return rows.map((row) => Number(row.id));
+  return rows.map((row) => ({ id: Number(row.id), invoiceDate: row.invoice_date }));
 }
 
 /**
