@@ -80,6 +80,7 @@ import * as resumeWaitForPayment from './migrations/0076_resume_wait_for_payment
 import * as chargeTaxPositions from './migrations/0077_charge_tax_positions.ts';
 import * as reductionTaxParts from './migrations/0078_reduction_tax_parts.ts';
 import * as keysWithAccount from './migrations/0079_keys_with_account.ts';
+import * as timeEventKeys from './migrations/0080_time_event_keys.ts';
 
 /**
  * What a migration that seals stored data seals with: the service's key, loaded only when a migration has rows to
@@ -169,6 +170,7 @@ const migrations: Record<string, Migration> = {
   '0077_charge_tax_positions': chargeTaxPositions,
   '0078_reduction_tax_parts': reductionTaxParts,
   '0079_keys_with_account': keysWithAccount,
+  '0080_time_event_keys': timeEventKeys,
 };
 
 /** The migrations, those that seal given the key. */
