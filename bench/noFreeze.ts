@@ -17,6 +17,7 @@
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
@@ -36,6 +37,7 @@ import { loose } from './billRun/rows.ts';
 import {
   BenchError,
   active,
+  cpuProfileFlags,
   forEachDialect,
   freshDatabases,
   log,
@@ -84,7 +86,7 @@ interface Server extends ServerProcess {
 }
 
 function startServer(env: NodeJS.ProcessEnv): Server {
-  const child = spawn(process.execPath, [SERVER_CLI, 'serve'], {
+  const child = spawn(process.execPath, [...cpuProfileFlags(), SERVER_CLI, 'serve'], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -279,21 +281,44 @@ async function moveTestClock(databaseUrl: string, accountId: number, at: string)
 
 const summaryOf = (line: Record<string, unknown>) => line as unknown as BillRunSummary;
 
-async function request(
+/**
+ * One JSON request, waited for up to BUDGET_SECONDS. NOTE: through node:http, not fetch: fetch (undici) gives up on
+ * an answer whose headers take over 300 s, and a test-clock advance over 20,000 subscriptions on PostgreSQL may.
+ */
+function request(
   base: string,
   authorization: string,
   method: 'POST' | 'PUT',
   url: string,
   body: unknown,
 ): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(`${base}${url}`, {
-    method,
-    headers: { authorization, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-    signal: AbortSignal.timeout(BUDGET_SECONDS * 1000),
+  return new Promise((resolve, reject) => {
+    const sent = http.request(
+      `${base}${url}`,
+      {
+        method,
+        headers: { authorization, 'content-type': 'application/json' },
+        timeout: BUDGET_SECONDS * 1000,
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('error', reject);
+        response.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({
+            status: response.statusCode ?? 0,
+            body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
+          });
+        });
+      },
+    );
+    sent.on('timeout', () =>
+      sent.destroy(new BenchError(`${method} ${url}: no answer in ${BUDGET_SECONDS} s`)),
+    );
+    sent.on('error', reject);
+    sent.end(JSON.stringify(body));
   });
-  const text = await response.text();
-  return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
 }
 
 /** Runs `job` while the reader's GETs go on; its duration, what it made, and the GETs' latencies meanwhile. */
