@@ -95,7 +95,7 @@ function latestDayDue(days: readonly number[], daysSinceDue: number): number | u
 /**
  * Reminds these invoices of the schedule's day `offset`, but those reminded of it or of a later day already, decided
  * before the rest are read whole (a month of a test clock's days over 20,000 invoices read every invoice of the
- * window each day: docs/benchmarks.md, "Targets"). How many were reminded.
+ * window each day: docs/benchmarks.md, "A test-clock advance"). How many were reminded.
  */
 async function remindPage(
   ctx: ServiceContext,

@@ -544,7 +544,7 @@ export async function countWithComponent(
  * CancelDate, PauseDate, ResumeDate), or whose trial ends or pause ends within the three days after: the candidates
  * of the time-driven events, a page of them at a time in id order. NOTE: the ids are found as a union of one range
  * per date column, each on its index: written as one OR ordered by id, SQLite walks the account's subscriptions
- * in id order instead and filters every one of them, on every page of every day (docs/benchmarks.md, "Targets").
+ * in id order instead and filters every one of them, on every page of every day (docs/benchmarks.md, "A test-clock advance").
  */
 export async function listWithStatusDatesBetween(
   db: Db,
