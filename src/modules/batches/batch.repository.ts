@@ -23,7 +23,7 @@ import {
   newBatchToRow,
   sepaCollectionFromRow,
 } from './batch.mapper.ts';
-import { paymentStates } from '../ledger/index.ts';
+import { paymentAmount, paymentStates } from '../ledger/index.ts';
 import { paymentMethodMandates } from '../paymentMethods/index.ts';
 
 const BATCH_COLUMNS = [
@@ -154,17 +154,27 @@ export async function figuresOfBatches(
   if (batchIds.length === 0) return new Map();
   const rows = await db
     .selectFrom('batch_lines')
-    .innerJoin(paymentStates(db, accountId), 'payment_states.payment_id', 'batch_lines.payment_id')
     .select((eb) => [
-      'batch_lines.batch_id',
+      'batch_id',
       eb.fn.countAll<number | string>().as('lines'),
-      eb.fn.sum<number | string>('payment_states.amount_minor').as('total_minor'),
+      eb.fn.sum<number | string>(paymentAmount(db, accountId, eb.ref('payment_id'))).as('total_minor'),
     ])
-    .where('batch_lines.account_id', '=', accountId)
-    .where('batch_lines.batch_id', 'in', batchIds)
-    .groupBy('batch_lines.batch_id')
+    .where('account_id', '=', accountId)
+    .where('batch_id', 'in', batchIds)
+    .groupBy('batch_id')
     .execute();
   return new Map(rows.map((row) => [row.batch_id, batchFiguresFromRow(row)]));
+}
+
+/** How many lines the batch holds: what every added line checks, read of the lines alone. */
+export async function countLines(db: Db, accountId: number, batchId: number): Promise<number> {
+  const { lines } = await db
+    .selectFrom('batch_lines')
+    .select((eb) => eb.fn.countAll<number | string>().as('lines'))
+    .where('account_id', '=', accountId)
+    .where('batch_id', '=', batchId)
+    .executeTakeFirstOrThrow();
+  return Number(lines);
 }
 
 export async function insertLine(db: Db, line: BatchLineRecord): Promise<void> {

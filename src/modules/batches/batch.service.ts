@@ -258,7 +258,7 @@ export async function updateBatch(ctx: ServiceContext, token: string, input: Bat
     assertBusinessDay(batch.rail, checked.currencyCode, checked.actionDate);
     const changesLines =
       checked.currencyCode !== batch.currencyCode || checked.gateway.id !== batch.gatewayId;
-    if (changesLines && (await repo.figuresOfBatches(tctx.db, tctx.account.id, [batch.id])).has(batch.id)) {
+    if (changesLines && (await repo.countLines(tctx.db, tctx.account.id, batch.id)) > 0) {
       throw new ConflictError(
         'batch_has_payments',
         `Batch ${token} has payments: its currency and gateway can no longer change`,
@@ -293,8 +293,7 @@ export async function submitBatch(
   if (problems.length > 0) throw new ValidationError(problems);
   await withLockedBatch(ctx, token, async (tctx, batch) => {
     assertOpen(batch, 'a batch is submitted');
-    const lines =
-      (await repo.figuresOfBatches(tctx.db, tctx.account.id, [batch.id])).get(batch.id)?.lines ?? 0;
+    const lines = await repo.countLines(tctx.db, tctx.account.id, batch.id);
     if (lines === 0 || batch.rail === null || !isRail(batch.rail)) {
       throw new ConflictError('batch_empty', `Batch ${token} has no payments to submit`);
     }

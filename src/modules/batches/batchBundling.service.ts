@@ -175,9 +175,7 @@ async function openAutoBatchFor(ctx: ServiceContext, key: AutoBatchKey): Promise
   const found = await repo.findOpenAutoBatch(ctx.db, ctx.account.id, key);
   const locked = found && (await repo.lockBatch(ctx.db, ctx.account.id, found.id));
   if (locked?.state === 'open') {
-    const lines =
-      (await repo.figuresOfBatches(ctx.db, ctx.account.id, [locked.id])).get(locked.id)?.lines ?? 0;
-    if (lines < MAX_BATCH_LINES) return locked.id;
+    if ((await repo.countLines(ctx.db, ctx.account.id, locked.id)) < MAX_BATCH_LINES) return locked.id;
   }
   return newAutoBatch(ctx, key);
 }

@@ -79,9 +79,6 @@ async function lineMethod(ctx: ServiceContext, customerId: number, paymentMethod
   return rail;
 }
 
-const linesOf = async (ctx: ServiceContext, batchId: number): Promise<number> =>
-  (await repo.figuresOfBatches(ctx.db, ctx.account.id, [batchId])).get(batchId)?.lines ?? 0;
-
 /** In the line's transaction, under the customer's lock: the batch, locked, open, on the line's rail. */
 async function lockOpenBatch(
   ctx: ServiceContext,
@@ -100,7 +97,12 @@ async function lockOpenBatch(
     );
   }
   // The rail of its lines: an open batch whose lines were all removed takes any.
-  if (rail !== undefined && batch.rail !== null && batch.rail !== rail && (await linesOf(ctx, batchId)) > 0) {
+  if (
+    rail !== undefined &&
+    batch.rail !== null &&
+    batch.rail !== rail &&
+    (await repo.countLines(ctx.db, ctx.account.id, batchId)) > 0
+  ) {
     throw ValidationError.field(
       'paymentMethodID',
       `debits by ${rail}, and batch ${batch.token} collects by ${batch.rail}: one batch makes one bank file`,
@@ -156,7 +158,7 @@ export async function recordLine(
   invoiceId: number | null,
 ): Promise<void> {
   const batch = await lockOpenBatch(ctx, batchId, rail);
-  const lines = await linesOf(ctx, batchId);
+  const lines = await repo.countLines(ctx.db, ctx.account.id, batchId);
   if (lines >= MAX_BATCH_LINES) {
     throw new ConflictError('batch_full', `Batch ${batch.token} holds ${MAX_BATCH_LINES} payments already`);
   }

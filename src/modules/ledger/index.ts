@@ -3,7 +3,7 @@
  * creditNotes and adjustments (`*.routes.ts`).
  */
 /** The payments' state other modules join in their own statements (docs/architecture.md, "Tables and their owners"). */
-export { paymentStates } from './paymentStates.ts';
+export { paymentAmount, paymentStates } from './paymentStates.ts';
 export type { Allocation } from './allocation.service.ts';
 /** A paid top-up's refund finds the card payment that paid its invoice (collections' grantRefund.service.ts). */
 export { paymentsOnInvoice } from './allocation.service.ts';

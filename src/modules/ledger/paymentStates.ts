@@ -1,3 +1,4 @@
+import type { Expression } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 
 /**
@@ -19,4 +20,17 @@ export function paymentStates(db: Db, accountId: number) {
     ])
     .where('account_id', '=', accountId)
     .as('payment_states');
+}
+
+/**
+ * A payment's amount, as a subquery of one row that another module's statement runs for each of its rows (a batch's
+ * totals: batch.repository.ts). Found by its whole key, it is one look-up whatever plan PostgreSQL keeps for the
+ * statement; a join may be planned for an average account (docs/benchmarks.md, "Plans for an average account").
+ */
+export function paymentAmount(db: Db, accountId: number, paymentId: Expression<number>) {
+  return db
+    .selectFrom('payments')
+    .select('amount_minor')
+    .where('id', '=', paymentId)
+    .where('account_id', '=', accountId);
 }
