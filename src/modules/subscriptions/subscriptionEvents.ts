@@ -11,7 +11,7 @@ import {
   snapshotResources,
 } from '../events/index.ts';
 import type { EventToEmit, ResourceRef, Snapshot } from '../events/index.ts';
-import * as repo from './subscription.repository.ts';
+import { listWithStatusDatesBetween } from './timeEventCandidates.repository.ts';
 import { statusOf } from './subscriptionTimeline.ts';
 import type { SubscriptionRecord } from './subscription.ts';
 import { noticePause } from './pauseNotice.ts';
@@ -270,7 +270,7 @@ export async function emitSubscriptionTimeEvents(ctx: ServiceContext, on: PlainD
   };
   let written = 0;
   for (let afterId = 0; ;) {
-    const rows = await repo.listWithStatusDatesBetween(ctx.db, ctx.account.id, window, {
+    const rows = await listWithStatusDatesBetween(ctx.db, ctx.account.id, window, {
       afterId,
       limit: TIME_EVENT_CANDIDATES_PER_PAGE,
     });
