@@ -54,9 +54,10 @@ describe('drawings in turns on a thread', () => {
 
   it('stops a thread whose drawing holds it past the budget, and draws its other documents again', async () => {
     const p = startPool({ PDF_TIMEOUT_MS: '500' });
-    // One line of half a megabyte is laid out in one piece: the drawing cannot give way until it is done (seconds).
+    // One line of four megabytes is laid out in one piece: the drawing cannot give way until it is done (2.8 s on
+    // the fastest machine seen, where half a megabyte took 0.43 s, under the budget).
     const stuck = p
-      .render(own(1), async () => statement(1, 'lorem ipsum dolor sit amet '.repeat(20_000)))
+      .render(own(1), async () => statement(1, 'lorem ipsum dolor sit amet '.repeat(160_000)))
       .catch((e) => e);
     const beside = p.render(own(2), async () => statement(2));
     expect(await stuck).toMatchObject({ code: 'document_timeout', status: 503 });

@@ -136,7 +136,7 @@ export function checkAttempts(before: World, world: World, model: Model, at: (wh
       );
     }
   }
-  for (const { invoice } of invoicesOf(world)) {
+  for (const { customerId, invoice } of invoicesOf(world)) {
     const id: number = invoice.invoiceID;
     const key = `invoice ${id}`;
     const attempts = world.attempts.filter((a) => a.invoiceId === id);
@@ -148,9 +148,19 @@ export function checkAttempts(before: World, world: World, model: Model, at: (wh
       attempts.filter((a) => a.state === 'started').length,
       at(`${key}: one attempt in flight at most`),
     ).toBeLessThanOrEqual(1);
-    const decided = attempts.filter((a) => DECIDED.has(a.state)).length;
-    expect(invoice.NumTries, at(`${key}: NumTries = attempts with a decision`)).toBe(decided);
-    expect(invoice.NumTries, at(`${key}: NumTries ≤ 5`)).toBeLessThanOrEqual(5);
+    const decided = attempts.filter((a) => DECIDED.has(a.state));
+    expect(invoice.NumTries, at(`${key}: NumTries = attempts with a decision`)).toBe(decided.length);
+    // Five tries at most on the schedule; past them, a try only after a new card that came since the one before
+    // (docs/gateways.md, "A new card").
+    const newCardsAt = model.newCardsAt.get(customerId) ?? [];
+    for (const [n, attempt] of decided.entries()) {
+      if (n < 5) continue;
+      const previous = decided[n - 1]!.startedAt;
+      expect(
+        newCardsAt.some((cardAt) => cardAt >= previous && cardAt <= attempt.startedAt),
+        at(`${key} try ${n + 1}: past 5 only after a new card since try ${n}`),
+      ).toBe(true);
+    }
     for (const attempt of attempts) {
       const what = `${key} attempt ${attempt.attemptNo} (${attempt.state})`;
       const charge = charges.get(attempt.key);
@@ -254,7 +264,7 @@ const collectsItself = (invoice: any, customer: CustomerView) =>
 
 /**
  * The retry schedule (docs/gateways.md): NextTryDate is null when nothing is owed (Paid, or covered by pending
- * money), while an attempt is in flight, once 5 tries are made, and after a failure that needs the customer until it
+ * money), while an attempt is in flight, once 5 tries are made (until a new card comes), and after a failure that needs the customer until it
  * acts (a new card). Before the first attempt it is null or the invoice's DueDate (its first try, which may be past:
  * the next run makes it);
  * otherwise it is never in the past by more than a bill run's step (a day), unless the invoice follows a customer
@@ -290,10 +300,14 @@ export function checkSchedule(
     if (attempts.some((a) => a.state === 'started')) {
       expect(invoice.NextTryDate, at(`${key}: no next try while in flight`)).toBeNull();
     }
-    if (invoice.NumTries >= 5) expect(invoice.NextTryDate, at(`${key}: exhausted`)).toBeNull();
     const lastDecided = attempts.filter((a) => DECIDED.has(a.state)).at(-1);
     const customerActedSince =
       lastDecided !== undefined && (model.settingsChangedAt.get(customerId) ?? '') >= lastDecided.startedAt;
+    // Exhausted, unless a new card came since the last try: it is tried again at once (docs/gateways.md, "A new
+    // card").
+    if (invoice.NumTries >= 5 && !customerActedSince) {
+      expect(invoice.NextTryDate, at(`${key}: exhausted`)).toBeNull();
+    }
     if (
       lastDecided?.reason === 'authentication_required' &&
       lastDecided === attempts.at(-1) &&

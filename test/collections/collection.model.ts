@@ -192,6 +192,8 @@ export interface Model {
   reopened: Map<number, number>;
   /** Per customer, when it last acted on how it pays: its PaymentMethod changed, or a new primary card (the clock). */
   settingsChangedAt: Map<number, string>;
+  /** Per customer, when each new primary card came (the clock): each may try an exhausted invoice once more. */
+  newCardsAt: Map<number, string[]>;
   seq: number;
   trace: string[];
 }
@@ -309,6 +311,7 @@ export async function runStep(t: TestService, model: Model, world: World, step: 
       // A new primary card is the customer acting: invoices waiting for it are tried again (docs/gateways.md, "A
       // new card").
       model.settingsChangedAt.set(customer.id, world.now);
+      model.newCardsAt.set(customer.id, [...(model.newCardsAt.get(customer.id) ?? []), world.now]);
       return { res: null };
     }
     case 'advance': {

@@ -64,6 +64,7 @@ async function runTimeline(family: Family, setup: Setup, steps: Step[]): Promise
     deleted: new Set(),
     reopened: new Map(),
     settingsChangedAt: new Map(),
+    newCardsAt: new Map(),
     seq: 0,
     trace: [
       `account ${fx.accountId} in ${setup.timeZone} from ${clock.now().toISOString()}; customers ` +
@@ -180,6 +181,17 @@ const EXAMPLES: [Setup, Step[]][] = [
       customers: [{ paymentMethod: null, primaryGateway: false, cards: [SOFT] }],
     },
     [firstInvoice, ...[1, 2, 4, 7, 1].map((days): Step => ({ kind: 'advance', minutes: days * 1_440 }))],
+  ],
+  // Retries run out on a declining card; a new card then tries the invoice again at once, past its 5 tries.
+  [
+    UTC_CUSTOMER({ paymentMethod: 'credit_card', primaryGateway: false, cards: [APPROVE] }),
+    [
+      following(0),
+      { kind: 'newCard', customer: 0, card: SOFT },
+      { kind: 'advance', minutes: 14 * 1_440 },
+      { kind: 'newCard', customer: 0, card: APPROVE },
+      { kind: 'advance', minutes: 60 },
+    ],
   ],
   // Invoices that follow a card customer showed their first try on the due date once paid (a credit note before
   // it), and while their first charge was in flight.
