@@ -5,6 +5,7 @@ import type {
   NewSubscription,
   SubscriptionChanges,
   SubscriptionRecord,
+  SubscriptionStatusDates,
   SubscriptionUsage,
 } from './subscription.ts';
 
@@ -65,6 +66,49 @@ export function subscriptionFromRow(row: Selectable<SubscriptionsTable>): Subscr
     incompleteExpiredOn: row.incomplete_expired_on,
     resumePayBy: row.resume_pay_by,
     resumePaidOn: row.resume_paid_on,
+  };
+}
+
+/** The columns of a subscription's status dates, and their mapping (a flat literal, as `subscriptionFromRow`). */
+export const STATUS_DATE_COLUMNS = [
+  'id',
+  'customer_id',
+  'package_id',
+  'created_at',
+  'start_date',
+  'end_date',
+  'trial_end_date',
+  'cancel_date',
+  'pause_date',
+  'resume_date',
+  'resume_billing_anchor',
+  'resume_pay_by',
+  'resume_paid_on',
+  'incomplete_until',
+  'activated_on',
+  'incomplete_expired_on',
+] as const;
+
+export function statusDatesFromRow(
+  row: Pick<Selectable<SubscriptionsTable>, (typeof STATUS_DATE_COLUMNS)[number]>,
+): SubscriptionStatusDates {
+  return {
+    id: row.id,
+    customerId: row.customer_id,
+    packageId: row.package_id,
+    createdAt: row.created_at,
+    startDate: row.start_date,
+    endDate: row.end_date,
+    trialEndDate: row.trial_end_date,
+    cancelDate: row.cancel_date,
+    pauseDate: row.pause_date,
+    resumeDate: row.resume_date,
+    resumeBillingAnchor: row.resume_billing_anchor,
+    resumePayBy: row.resume_pay_by,
+    resumePaidOn: row.resume_paid_on,
+    incompleteUntil: row.incomplete_until,
+    activatedOn: row.activated_on,
+    incompleteExpiredOn: row.incomplete_expired_on,
   };
 }
 

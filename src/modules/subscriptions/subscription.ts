@@ -156,6 +156,30 @@ export interface SubscriptionRecord {
   resumePaidOn: PlainDate | null;
 }
 
+/** The fields that decide a subscription's comp_Status on a day (subscriptionTimeline.ts, `statusOf`). */
+export type SubscriptionStatusFields = Pick<
+  SubscriptionRecord,
+  | 'startDate'
+  | 'endDate'
+  | 'trialEndDate'
+  | 'cancelDate'
+  | 'pauseDate'
+  | 'resumeDate'
+  | 'resumeBillingAnchor'
+  | 'resumePayBy'
+  | 'resumePaidOn'
+  | 'incompleteUntil'
+  | 'activatedOn'
+  | 'incompleteExpiredOn'
+>;
+
+/**
+ * What the time-driven events read of a candidate (subscriptionEvents.ts): its status fields, when it was made, and
+ * what a pause notice names.
+ */
+export type SubscriptionStatusDates = SubscriptionStatusFields &
+  Pick<SubscriptionRecord, 'id' | 'customerId' | 'packageId' | 'createdAt'>;
+
 /** The record of a subscription the bill run has not looked at yet, nor anyone changed. */
 export const NOT_BILLED_YET = {
   offCycleStart: null,

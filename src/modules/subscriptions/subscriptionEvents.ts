@@ -13,7 +13,7 @@ import {
 import type { EventToEmit, ResourceRef, Snapshot } from '../events/index.ts';
 import { listWithStatusDatesBetween } from './timeEventCandidates.repository.ts';
 import { statusOf } from './subscriptionTimeline.ts';
-import type { SubscriptionRecord } from './subscription.ts';
+import type { SubscriptionStatusDates } from './subscription.ts';
 import { noticePause } from './pauseNotice.ts';
 import { awaitsResumptionPayment, resumedOn } from './subscriptionPause.ts';
 import type { PauseNoticeKind } from './pauseNotice.ts';
@@ -163,7 +163,7 @@ export const TRIAL_WARNING_DAYS = 3;
 const LOOKBACK_DAYS = 3;
 
 /** What the subscription looked like on `day`: the fields a move by time changes. */
-function statusFieldsOn(row: SubscriptionRecord, day: PlainDate): Wire {
+function statusFieldsOn(row: SubscriptionStatusDates, day: PlainDate): Wire {
   return {
     comp_Status: statusOf(row, day),
     isCancelled: row.cancelDate !== null && row.cancelDate <= day,
@@ -180,7 +180,7 @@ interface TimeEvent {
 
 /** The time-driven events of a subscription on `on`: the moves by time that fall in the window ending then. */
 function timeEventsOf(
-  row: SubscriptionRecord,
+  row: SubscriptionStatusDates,
   on: PlainDate,
   from: PlainDate,
   createdOn: PlainDate,
@@ -225,7 +225,7 @@ function timeEventsOf(
  * trial's rule), resumed on its ResumeDate.
  */
 function pauseTimeEvents(
-  row: SubscriptionRecord,
+  row: SubscriptionStatusDates,
   status: string,
   on: PlainDate,
   inWindow: (date: PlainDate | null) => date is PlainDate,
@@ -283,7 +283,7 @@ export async function emitSubscriptionTimeEvents(ctx: ServiceContext, on: PlainD
 /** The time-driven events of one page of candidates not emitted yet. */
 async function emitTimeEventsOf(
   ctx: ServiceContext,
-  rows: readonly SubscriptionRecord[],
+  rows: readonly SubscriptionStatusDates[],
   on: PlainDate,
   from: PlainDate,
 ): Promise<number> {
@@ -328,7 +328,7 @@ const PAUSE_NOTICES: Record<string, PauseNoticeKind> = {
 async function noticePausesOf(
   ctx: ServiceContext,
   written: readonly { type: string; resource: { id: number | string } }[],
-  byId: ReadonlyMap<number, SubscriptionRecord>,
+  byId: ReadonlyMap<number, SubscriptionStatusDates>,
 ): Promise<void> {
   for (const event of written) {
     const kind = PAUSE_NOTICES[event.type];

@@ -6,7 +6,7 @@ import type { Term } from '../../core/periods.ts';
 import type { PriceTerms, SubscriptionTimeline } from './subscriptionBilling.ts';
 import { subscriptionStatus } from './subscriptionStatus.ts';
 import type { SubscriptionStatus } from './subscriptionStatus.ts';
-import type { SubscriptionRecord } from './subscription.ts';
+import type { SubscriptionRecord, SubscriptionStatusFields } from './subscription.ts';
 import { awaitsResumptionPayment, pauseOf } from './subscriptionPause.ts';
 
 /** A package version and rate term with the price terms a subscription copies from it. */
@@ -75,7 +75,7 @@ export function anchorDateOf(
 }
 
 /** The row's comp_Status on `today`. */
-export function statusOf(row: SubscriptionRecord, today: PlainDate): SubscriptionStatus {
+export function statusOf(row: SubscriptionStatusFields, today: PlainDate): SubscriptionStatus {
   const awaitingPayment = activationStatusOf(row);
   if (awaitingPayment) return awaitingPayment;
   const status = subscriptionStatus(

@@ -1,8 +1,7 @@
 import type { PlainDate } from '../../core/calendar.ts';
 import type { Db } from '../../storage/database.ts';
-import { SUBSCRIPTION_COLUMNS } from './subscription.repository.ts';
-import { subscriptionFromRow } from './subscription.mapper.ts';
-import type { SubscriptionRecord } from './subscription.ts';
+import { STATUS_DATE_COLUMNS, statusDatesFromRow } from './subscription.mapper.ts';
+import type { SubscriptionStatusDates } from './subscription.ts';
 
 /**
  * Subscriptions with a date in [from, to] at which comp_Status moves by time (StartDate, TrialEndDate, EndDate,
@@ -10,14 +9,15 @@ import type { SubscriptionRecord } from './subscription.ts';
  * of the time-driven events, a page of them at a time in id order. NOTE: the ids are found as a union of one range
  * per date column, each on its index: written as one OR ordered by id, SQLite walks the account's subscriptions in
  * id order instead and filters every one of them, on every page of every day (docs/benchmarks.md, "A test-clock
- * advance").
+ * advance"). Only the fields that decide the events are read: most candidates have none to emit, and on the first of a
+ * month they may be every subscription of the account.
  */
 export async function listWithStatusDatesBetween(
   db: Db,
   accountId: number,
   { from, to, trialWarningTo }: { from: PlainDate; to: PlainDate; trialWarningTo: PlainDate },
   page: { afterId: number; limit: number },
-): Promise<SubscriptionRecord[]> {
+): Promise<SubscriptionStatusDates[]> {
   const dated = (column: StatusDateColumn, until: PlainDate) =>
     db
       .selectFrom('subscriptions')
@@ -27,7 +27,7 @@ export async function listWithStatusDatesBetween(
       .where(column, '<=', until);
   const rows = await db
     .selectFrom('subscriptions')
-    .select(SUBSCRIPTION_COLUMNS)
+    .select(STATUS_DATE_COLUMNS)
     .where('account_id', '=', accountId)
     .where('id', '>', page.afterId)
     .where('id', 'in', () =>
@@ -41,7 +41,7 @@ export async function listWithStatusDatesBetween(
     .orderBy('id')
     .limit(page.limit)
     .execute();
-  return rows.map(subscriptionFromRow);
+  return rows.map(statusDatesFromRow);
 }
 
 type StatusDateColumn =
