@@ -1,4 +1,4 @@
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { GatewayTimeoutError } from '../gatewayContract.ts';
 import type { FailureReason } from '../failureReasons.ts';
 import type { GatewayDecline } from '../gatewayContract.ts';
@@ -14,10 +14,21 @@ import { declineOf } from './stripeMapping.ts';
  */
 export const STRIPE_API_VERSION = '2026-10-28.endive' as const;
 
-export function stripeClient(secretKey: string, fetchFn: typeof fetch, timeoutMs: number): Stripe {
-  return new Stripe(secretKey, {
+/**
+ * The SDK, loaded by the first call. NOTE: it is 218 modules and about 20 MB of a process that loads it; a service,
+ * a bill run or a command that never calls Stripe does without them (docs/benchmarks.md, "Bill run").
+ */
+let sdk: typeof Stripe | undefined;
+
+export async function stripeClient(
+  secretKey: string,
+  fetchFn: typeof fetch,
+  timeoutMs: number,
+): Promise<Stripe> {
+  const Sdk = (sdk ??= (await import('stripe')).default);
+  return new Sdk(secretKey, {
     apiVersion: STRIPE_API_VERSION,
-    httpClient: Stripe.createFetchHttpClient(fetchFn),
+    httpClient: Sdk.createFetchHttpClient(fetchFn),
     // NOTE: no retries of its own: the collection code asks again with the same idempotency key, and a timeout
     // must reach it as a timeout (docs/gateways.md, "Crashes and timeouts").
     maxNetworkRetries: 0,
@@ -30,7 +41,9 @@ export function stripeClient(secretKey: string, fetchFn: typeof fetch, timeoutMs
 /** What a failed call says, as our answers: a decline, or no decision (`error`). */
 export type CallFailure = GatewayDecline | { outcome: 'error'; reason: FailureReason; rawCode: string };
 
-const asStripeError = (error: unknown) => (error instanceof Stripe.errors.StripeError ? error : undefined);
+/** The error as the SDK's, or undefined; before the SDK is loaded no error can be one. */
+const asStripeError = (error: unknown) =>
+  sdk !== undefined && error instanceof sdk.errors.StripeError ? error : undefined;
 
 /**
  * A call that threw. No answer (a timeout, a connection that broke) is a GatewayTimeoutError: the request may have

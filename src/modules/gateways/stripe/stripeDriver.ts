@@ -33,15 +33,15 @@ export function stripeDriver(deps: DriverDeps, options: StripeDriverOptions = {}
   const client = () => stripeClient(settings.secretKey, deps.fetch, options.timeoutMs ?? PROVIDER_TIMEOUT_MS);
   return {
     hostedFields: (_target, request) => hostedFieldsOf(settings.publishableKey, request),
-    startCardSetup: (target, request) => startSetup(client(), target, request),
-    completeCardSetup: (_target, setupRef) => completeSetup(client(), setupRef),
-    charge: (_target, request) => charge(client(), request),
-    findCharge: (_target, idempotencyKey) => findCharge(client(), idempotencyKey),
-    refund: (_target, request) => refund(client(), request),
-    readWebhook: (_target, request) =>
+    startCardSetup: async (target, request) => startSetup(await client(), target, request),
+    completeCardSetup: async (_target, setupRef) => completeSetup(await client(), setupRef),
+    charge: async (_target, request) => charge(await client(), request),
+    findCharge: async (_target, idempotencyKey) => findCharge(await client(), idempotencyKey),
+    refund: async (_target, request) => refund(await client(), request),
+    readWebhook: async (_target, request) =>
       // Wall time: a signature's timestamp is compared with real time (docs/architecture.md, "Two clocks").
-      readStripeWebhook(client(), settings.webhookSecret, request, deps.wallClock.now().getTime()),
-    checkSettings: (target) => checkSettings(client(), target.isTestMode),
+      readStripeWebhook(await client(), settings.webhookSecret, request, deps.wallClock.now().getTime()),
+    checkSettings: async (target) => checkSettings(await client(), target.isTestMode),
   };
 }
 
