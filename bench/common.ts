@@ -11,8 +11,11 @@ import { rmSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { sql } from 'kysely';
 import pg from 'pg';
 import type { DatabaseTarget } from '../src/config.ts';
+import { isPostgres } from '../src/storage/columns.ts';
+import type { Db } from '../src/storage/database.ts';
 
 /** A failure the benchmark explains itself: printed without a stack, exit status 1. */
 export class BenchError extends Error {}
@@ -293,4 +296,24 @@ export function freshDatabases<N extends string>(
 export function cpuProfileFlags(): string[] {
   const profileDir = process.env.BENCH_CPU_PROFILE_DIR;
   return profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
+}
+
+/**
+ * Statistics for a seeded PostgreSQL database, as autovacuum gives a database in service: of the tables the seeding
+ * filled (without them the measured run would depend on when autovacuum comes by). NOTE: a table still empty is
+ * left without. Analyzed empty, it is planned as empty for as long as a connection keeps the plan: the foreign-key
+ * checks of every invoice line scanned the whole invoices table, and made the bill run and its floor on PostgreSQL
+ * three and five times slower (docs/benchmarks.md, "Statistics of empty tables"). Never analyzed, it is planned as
+ * ten pages at least, and looked up by its key.
+ */
+export async function analyzeSeeded(db: Db): Promise<void> {
+  if (!isPostgres(db)) return;
+  const { rows: tables } = await sql<{ name: string }>`
+    select tablename as name from pg_tables where schemaname = current_schema()`.execute(db);
+  for (const { name } of tables) {
+    const { rows } = await sql<{
+      filled: boolean;
+    }>`select exists (select 1 from ${sql.id(name)}) as filled`.execute(db);
+    if (rows[0]?.filled) await sql`analyze ${sql.id(name)}`.execute(db);
+  }
 }

@@ -11,7 +11,6 @@
  */
 import crypto from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import { sql } from 'kysely';
 import { fixedClock, systemClock } from '../../src/clock.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { DatabaseTarget } from '../../src/config.ts';
@@ -22,8 +21,7 @@ import { createAccount } from '../../src/modules/auth/index.ts';
 import { addGateway } from '../../src/modules/gateways/index.ts';
 import { startService } from '../../src/server.ts';
 import type { Service } from '../../src/server.ts';
-import { isPostgres } from '../../src/storage/columns.ts';
-import { BenchError, log } from '../common.ts';
+import { BenchError, analyzeSeeded, log } from '../common.ts';
 import { CREDITOR, RUN_DATE, SEED_AT, amountMinorOf, debtorIban } from './shared.ts';
 import { modulePorts } from '../../src/modulePorts.ts';
 
@@ -308,9 +306,7 @@ export async function seed(
     const idOf = new Map(rows.map((row) => [row.batch_token, row.id]));
     for (const batch of batches) batch.id = idOf.get(batch.token)!;
 
-    // NOTE: a PostgreSQL database in service has statistics on its tables (autovacuum); freshly filled ones have
-    // none until autovacuum comes by, which would make the measured build depend on its timing.
-    if (isPostgres(service.storage.db)) await sql`analyze`.execute(service.storage.db);
+    await analyzeSeeded(service.storage.db);
     return {
       service,
       accountId: account.id,

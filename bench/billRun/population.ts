@@ -3,7 +3,6 @@
  * on AS_OF, in cohorts of what the run makes for them.
  */
 import crypto from 'node:crypto';
-import { sql } from 'kysely';
 import { pino } from 'pino';
 import { billingContext } from '../../src/billing/billRun.ts';
 import type { BillingDeps } from '../../src/billing/billRun.ts';
@@ -21,10 +20,9 @@ import { createCustomer } from '../../src/modules/customers/index.ts';
 import { createSubscription } from '../../src/modules/subscriptions/index.ts';
 import type { ComponentChoice } from '../../src/modules/subscriptions/index.ts';
 import { createSecretBox } from '../../src/security/secretBox.ts';
-import { isPostgres } from '../../src/storage/columns.ts';
 import type { Db } from '../../src/storage/database.ts';
 import { migrateToLatest } from '../../src/storage/migrate.ts';
-import { BenchError } from '../common.ts';
+import { BenchError, analyzeSeeded } from '../common.ts';
 import { countWhere, insertReturningIds, insertRows, loose } from './rows.ts';
 import type { Row } from './rows.ts';
 import { modulePorts } from '../../src/modulePorts.ts';
@@ -353,9 +351,7 @@ export async function seed(db: Db, count: number, autoSendPercent: number): Prom
       await insertRows(trx, 'subscription_periods', children('periods'));
     });
   }
-  // NOTE: a PostgreSQL database in service has statistics on its tables (autovacuum); freshly filled ones have
-  // none until autovacuum comes by, which would make the measured run depend on its timing.
-  if (isPostgres(db)) await sql`analyze`.execute(db);
+  await analyzeSeeded(db);
   return {
     accountId: account.id,
     subscriptions: count,

@@ -4,15 +4,13 @@
  * injected into it: no sockets, every hook, schema and use case of a real request).
  */
 import crypto from 'node:crypto';
-import { sql } from 'kysely';
 import { fixedClock, systemClock } from '../../src/clock.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { DatabaseTarget } from '../../src/config.ts';
 import { createAccount } from '../../src/modules/auth/index.ts';
 import { startService } from '../../src/server.ts';
 import type { Service } from '../../src/server.ts';
-import { isPostgres } from '../../src/storage/columns.ts';
-import { BenchError, log } from '../common.ts';
+import { BenchError, analyzeSeeded, log } from '../common.ts';
 import { modulePorts } from '../../src/modulePorts.ts';
 
 /** The day every invoice is due, and the instants the population is made at and collected at (UTC account). */
@@ -182,9 +180,7 @@ export async function seed(
         log(`  ${done} of ${count} customers seeded (${(done / seconds).toFixed(0)}/s)`);
       }
     });
-    // NOTE: a PostgreSQL database in service has statistics on its tables (autovacuum); freshly filled ones have
-    // none until autovacuum comes by, which would make the measured run depend on its timing.
-    if (isPostgres(service.storage.db)) await sql`analyze`.execute(service.storage.db);
+    await analyzeSeeded(service.storage.db);
     return {
       accountId: account.id,
       gatewayId,

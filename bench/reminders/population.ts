@@ -6,7 +6,6 @@
  * of their own, so that a reminder goes to one recipient or two.
  */
 import crypto from 'node:crypto';
-import { sql } from 'kysely';
 import { fixedClock, systemClock } from '../../src/clock.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { DatabaseTarget } from '../../src/config.ts';
@@ -14,8 +13,7 @@ import { addDays } from '../../src/core/calendar.ts';
 import { createAccount } from '../../src/modules/auth/index.ts';
 import { startService } from '../../src/server.ts';
 import type { Service } from '../../src/server.ts';
-import { isPostgres } from '../../src/storage/columns.ts';
-import { BenchError, log } from '../common.ts';
+import { BenchError, analyzeSeeded, log } from '../common.ts';
 import { REMIND_DATE, SEED_AT, SELLER_NAME, PAYMENT_INSTRUCTIONS } from './shared.ts';
 import { modulePorts } from '../../src/modulePorts.ts';
 
@@ -173,9 +171,7 @@ export async function seed(target: DatabaseTarget, dataDir: string, count: numbe
         log(`  ${done} of ${count} customers seeded (${(done / seconds).toFixed(0)}/s)`);
       }
     });
-    // NOTE: a PostgreSQL database in service has statistics on its tables (autovacuum); freshly filled ones have
-    // none until autovacuum comes by, which would make the measured run depend on its timing.
-    if (isPostgres(service.storage.db)) await sql`analyze`.execute(service.storage.db);
+    await analyzeSeeded(service.storage.db);
     return { accountId: account.id, invoices, encryptionKey };
   } finally {
     await service.close();
