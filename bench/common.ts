@@ -311,9 +311,8 @@ export async function analyzeSeeded(db: Db): Promise<void> {
   const { rows: tables } = await sql<{ name: string }>`
     select tablename as name from pg_tables where schemaname = current_schema()`.execute(db);
   for (const { name } of tables) {
-    const { rows } = await sql<{
-      filled: boolean;
-    }>`select exists (select 1 from ${sql.id(name)}) as filled`.execute(db);
+    const filled = sql<{ filled: boolean }>`select exists (select 1 from ${sql.id(name)}) as filled`;
+    const { rows } = await filled.execute(db);
     if (rows[0]?.filled) await sql`analyze ${sql.id(name)}`.execute(db);
   }
 }

@@ -15,8 +15,8 @@ import { declineOf } from './stripeMapping.ts';
 export const STRIPE_API_VERSION = '2026-10-28.endive' as const;
 
 /**
- * The SDK, loaded by the first call. NOTE: it is 218 modules and about 20 MB of a process that loads it; a service,
- * a bill run or a command that never calls Stripe does without them (docs/benchmarks.md, "Bill run").
+ * The SDK, loaded by the first call. NOTE: it is 218 modules, about 60 ms to load: a service, a bill run or a
+ * command that never calls Stripe does without them (docs/benchmarks.md, "Bill run").
  */
 let sdk: typeof Stripe | undefined;
 
