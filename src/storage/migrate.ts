@@ -2,85 +2,7 @@ import { Migrator, sql } from 'kysely';
 import { isPostgres } from './columns.ts';
 import type { Migration, MigrationResultSet } from 'kysely';
 import type { Db } from './database.ts';
-import * as foundation from './migrations/0001_foundation.ts';
-import * as catalogue from './migrations/0002_catalogue.ts';
-import * as billing from './migrations/0003_billing.ts';
-import * as money from './migrations/0004_money.ts';
-import * as sellerDetails from './migrations/0005_seller_details.ts';
-import * as offCycleStart from './migrations/0006_off_cycle_start.ts';
-import * as idempotencyLease from './migrations/0007_idempotency_lease.ts';
-import * as events from './migrations/0008_events.ts';
-import * as deliveryQueue from './migrations/0009_delivery_queue.ts';
-import * as collections from './migrations/0010_collections.ts';
-import * as batches from './migrations/0011_batches.ts';
-import * as customerCollection from './migrations/0012_customer_collection.ts';
-import * as bankMandates from './migrations/0013_bank_mandates.ts';
-import * as refunds from './migrations/0014_refunds.ts';
-import * as creditNoteNumbers from './migrations/0015_credit_note_numbers.ts';
-import * as mailNewFirst from './migrations/0016_mail_new_first.ts';
-import * as emandates from './migrations/0017_emandates.ts';
-import * as captureSessions from './migrations/0018_capture_sessions.ts';
-import * as captureChallenges from './migrations/0019_capture_challenges.ts';
-import * as captureAddressFailures from './migrations/0020_capture_address_failures.ts';
-import * as emandateCancel from './migrations/0021_emandate_cancel.ts';
-import * as emandateTokenDigest from './migrations/0022_emandate_token_digest.ts';
-import * as captureClaims from './migrations/0023_capture_claims.ts';
-import * as statementPeriod from './migrations/0024_statement_period.ts';
-import * as portal from './migrations/0025_portal.ts';
-import * as portalSelfService from './migrations/0026_portal_self_service.ts';
-import * as portalRevocation from './migrations/0027_portal_revocation.ts';
-import * as pricingSchemes from './migrations/0028_pricing_schemes.ts';
-import * as taxInclusive from './migrations/0029_tax_inclusive.ts';
-import * as billCycleDay from './migrations/0030_bill_cycle_day.ts';
-import * as catalogueRevision from './migrations/0031_catalogue_revision.ts';
-import * as portalContactActions from './migrations/0032_portal_contact_actions.ts';
-import * as captureSaleUpToOwed from './migrations/0033_capture_sale_up_to_owed.ts';
-import * as captureSessionTokenOutOfEvents from './migrations/0034_capture_session_token_out_of_events.ts';
-import * as captureProviderSetup from './migrations/0035_capture_provider_setup.ts';
-import * as paymentsByRef from './migrations/0036_payments_by_ref.ts';
-import * as collectionLoopSettings from './migrations/0037_collection_loop_settings.ts';
-import * as invoiceReminders from './migrations/0038_invoice_reminders.ts';
-import * as countersWithOwners from './migrations/0039_counters_with_owners.ts';
-import * as gatewayReportDay from './migrations/0040_gateway_report_day.ts';
-import * as billableMetrics from './migrations/0041_billable_metrics.ts';
-import * as usageEvents from './migrations/0042_usage_events.ts';
-import * as meteredUsage from './migrations/0043_metered_usage.ts';
-import * as entitlements from './migrations/0044_entitlements.ts';
-import * as usageAlerts from './migrations/0045_usage_alerts.ts';
-import * as meteredLastInvoice from './migrations/0046_metered_last_invoice.ts';
-import * as coupons from './migrations/0047_coupons.ts';
-import * as credits from './migrations/0048_credits.ts';
-import * as walletAutoTopUp from './migrations/0049_wallet_auto_top_up.ts';
-import * as progressiveBilling from './migrations/0050_progressive_billing.ts';
-import * as portalCredit from './migrations/0051_portal_credit.ts';
-import * as progressiveDiscounts from './migrations/0052_progressive_discounts.ts';
-import * as chargeComponents from './migrations/0053_charge_components.ts';
-import * as portalTopUpLimits from './migrations/0054_portal_top_up_limits.ts';
-import * as taxDocuments from './migrations/0055_tax_documents.ts';
-import * as liveAccountsTestGateway from './migrations/0056_live_accounts_test_gateway.ts';
-import * as captureProviderRefs from './migrations/0057_capture_provider_refs.ts';
-import * as senderAndLeftovers from './migrations/0058_sender_and_leftovers.ts';
-import * as liveAccounts from './migrations/0059_live_accounts.ts';
-import * as lateChargesOnPaidInvoices from './migrations/0060_late_charges_on_paid_invoices.ts';
-import * as batchLineReceipts from './migrations/0062_batch_line_receipts.ts';
-import * as netcashUploads from './migrations/0063_netcash_uploads.ts';
-import * as bankAccountVerification from './migrations/0064_bank_account_verification.ts';
-import * as debiCheckMandates from './migrations/0065_debicheck_mandates.ts';
-import * as debiCheckBatches from './migrations/0066_debicheck_batches.ts';
-import { sealedProviderTokens } from './migrations/0067_sealed_provider_tokens.ts';
 import type { MigrationSealer } from './migrations/0067_sealed_provider_tokens.ts';
-import * as usernameKeyUnique from './migrations/0069_username_key_unique.ts';
-import * as usageStorage from './migrations/0070_usage_storage.ts';
-import * as taxRuleRates from './migrations/0071_tax_rule_rates.ts';
-import * as subscriptionPause from './migrations/0072_subscription_pause.ts';
-import * as subscriptionActivation from './migrations/0073_subscription_activation.ts';
-import * as retention from './migrations/0074_retention.ts';
-import * as portalPause from './migrations/0075_portal_pause.ts';
-import * as resumeWaitForPayment from './migrations/0076_resume_wait_for_payment.ts';
-import * as chargeTaxPositions from './migrations/0077_charge_tax_positions.ts';
-import * as reductionTaxParts from './migrations/0078_reduction_tax_parts.ts';
-import * as keysWithAccount from './migrations/0079_keys_with_account.ts';
-import * as timeEventKeys from './migrations/0080_time_event_keys.ts';
 
 /**
  * What a migration that seals stored data seals with: the service's key, loaded only when a migration has rows to
@@ -90,92 +12,97 @@ export interface MigrationSecrets {
   sealer?: () => MigrationSealer;
 }
 
-// Listed explicitly (not read from a folder) so the set is the same under tsx, vitest and any bundler.
-const migrations: Record<string, Migration> = {
-  '0001_foundation': foundation,
-  '0002_catalogue': catalogue,
-  '0003_billing': billing,
-  '0004_money': money,
-  '0005_seller_details': sellerDetails,
-  '0006_off_cycle_start': offCycleStart,
-  '0007_idempotency_lease': idempotencyLease,
-  '0008_events': events,
-  '0009_delivery_queue': deliveryQueue,
-  '0010_collections': collections,
-  '0011_batches': batches,
-  '0012_customer_collection': customerCollection,
-  '0013_bank_mandates': bankMandates,
-  '0014_refunds': refunds,
-  '0015_credit_note_numbers': creditNoteNumbers,
-  '0016_mail_new_first': mailNewFirst,
-  '0017_emandates': emandates,
-  '0018_capture_sessions': captureSessions,
-  '0019_capture_challenges': captureChallenges,
-  '0020_capture_address_failures': captureAddressFailures,
-  '0021_emandate_cancel': emandateCancel,
-  '0022_emandate_token_digest': emandateTokenDigest,
-  '0023_capture_claims': captureClaims,
-  '0024_statement_period': statementPeriod,
-  '0025_portal': portal,
-  '0026_portal_self_service': portalSelfService,
-  '0027_portal_revocation': portalRevocation,
-  '0028_pricing_schemes': pricingSchemes,
-  '0029_tax_inclusive': taxInclusive,
-  '0030_bill_cycle_day': billCycleDay,
-  '0031_catalogue_revision': catalogueRevision,
-  '0032_portal_contact_actions': portalContactActions,
-  '0033_capture_sale_up_to_owed': captureSaleUpToOwed,
-  '0034_capture_session_token_out_of_events': captureSessionTokenOutOfEvents,
-  '0035_capture_provider_setup': captureProviderSetup,
-  '0036_payments_by_ref': paymentsByRef,
-  '0037_collection_loop_settings': collectionLoopSettings,
-  '0038_invoice_reminders': invoiceReminders,
-  '0039_counters_with_owners': countersWithOwners,
-  '0040_gateway_report_day': gatewayReportDay,
-  '0041_billable_metrics': billableMetrics,
-  '0042_usage_events': usageEvents,
-  '0043_metered_usage': meteredUsage,
-  '0044_entitlements': entitlements,
-  '0045_usage_alerts': usageAlerts,
-  '0046_metered_last_invoice': meteredLastInvoice,
-  '0047_coupons': coupons,
-  '0048_credits': credits,
-  '0049_wallet_auto_top_up': walletAutoTopUp,
-  '0050_progressive_billing': progressiveBilling,
-  '0051_portal_credit': portalCredit,
-  '0052_progressive_discounts': progressiveDiscounts,
-  '0053_charge_components': chargeComponents,
-  '0054_portal_top_up_limits': portalTopUpLimits,
-  '0055_tax_documents': taxDocuments,
-  '0056_live_accounts_test_gateway': liveAccountsTestGateway,
-  '0057_capture_provider_refs': captureProviderRefs,
-  '0058_sender_and_leftovers': senderAndLeftovers,
-  '0059_live_accounts': liveAccounts,
-  '0060_late_charges_on_paid_invoices': lateChargesOnPaidInvoices,
-  '0062_batch_line_receipts': batchLineReceipts,
-  '0063_netcash_uploads': netcashUploads,
-  '0064_bank_account_verification': bankAccountVerification,
-  '0065_debicheck_mandates': debiCheckMandates,
-  '0066_debicheck_batches': debiCheckBatches,
-  // Made with the key (migrationsWith): it seals what it finds.
-  '0067_sealed_provider_tokens': sealedProviderTokens(undefined),
-  '0069_username_key_unique': usernameKeyUnique,
-  '0070_usage_storage': usageStorage,
-  '0071_tax_rule_rates': taxRuleRates,
-  '0072_subscription_pause': subscriptionPause,
-  '0073_subscription_activation': subscriptionActivation,
-  '0074_retention': retention,
-  '0075_portal_pause': portalPause,
-  '0076_resume_wait_for_payment': resumeWaitForPayment,
-  '0077_charge_tax_positions': chargeTaxPositions,
-  '0078_reduction_tax_parts': reductionTaxParts,
-  '0079_keys_with_account': keysWithAccount,
-  '0080_time_event_keys': timeEventKeys,
+// Listed explicitly (not read from a folder) so the set is the same under tsx, vitest and any bundler. Each is loaded
+// when the migrator runs: a database already at the latest (every start but the first, every command) loads none of
+// them (78 modules, 60 ms; docs/benchmarks.md, "Bill run").
+const migrations: Record<string, (secrets: MigrationSecrets) => Promise<Migration>> = {
+  '0001_foundation': () => import('./migrations/0001_foundation.ts'),
+  '0002_catalogue': () => import('./migrations/0002_catalogue.ts'),
+  '0003_billing': () => import('./migrations/0003_billing.ts'),
+  '0004_money': () => import('./migrations/0004_money.ts'),
+  '0005_seller_details': () => import('./migrations/0005_seller_details.ts'),
+  '0006_off_cycle_start': () => import('./migrations/0006_off_cycle_start.ts'),
+  '0007_idempotency_lease': () => import('./migrations/0007_idempotency_lease.ts'),
+  '0008_events': () => import('./migrations/0008_events.ts'),
+  '0009_delivery_queue': () => import('./migrations/0009_delivery_queue.ts'),
+  '0010_collections': () => import('./migrations/0010_collections.ts'),
+  '0011_batches': () => import('./migrations/0011_batches.ts'),
+  '0012_customer_collection': () => import('./migrations/0012_customer_collection.ts'),
+  '0013_bank_mandates': () => import('./migrations/0013_bank_mandates.ts'),
+  '0014_refunds': () => import('./migrations/0014_refunds.ts'),
+  '0015_credit_note_numbers': () => import('./migrations/0015_credit_note_numbers.ts'),
+  '0016_mail_new_first': () => import('./migrations/0016_mail_new_first.ts'),
+  '0017_emandates': () => import('./migrations/0017_emandates.ts'),
+  '0018_capture_sessions': () => import('./migrations/0018_capture_sessions.ts'),
+  '0019_capture_challenges': () => import('./migrations/0019_capture_challenges.ts'),
+  '0020_capture_address_failures': () => import('./migrations/0020_capture_address_failures.ts'),
+  '0021_emandate_cancel': () => import('./migrations/0021_emandate_cancel.ts'),
+  '0022_emandate_token_digest': () => import('./migrations/0022_emandate_token_digest.ts'),
+  '0023_capture_claims': () => import('./migrations/0023_capture_claims.ts'),
+  '0024_statement_period': () => import('./migrations/0024_statement_period.ts'),
+  '0025_portal': () => import('./migrations/0025_portal.ts'),
+  '0026_portal_self_service': () => import('./migrations/0026_portal_self_service.ts'),
+  '0027_portal_revocation': () => import('./migrations/0027_portal_revocation.ts'),
+  '0028_pricing_schemes': () => import('./migrations/0028_pricing_schemes.ts'),
+  '0029_tax_inclusive': () => import('./migrations/0029_tax_inclusive.ts'),
+  '0030_bill_cycle_day': () => import('./migrations/0030_bill_cycle_day.ts'),
+  '0031_catalogue_revision': () => import('./migrations/0031_catalogue_revision.ts'),
+  '0032_portal_contact_actions': () => import('./migrations/0032_portal_contact_actions.ts'),
+  '0033_capture_sale_up_to_owed': () => import('./migrations/0033_capture_sale_up_to_owed.ts'),
+  '0034_capture_session_token_out_of_events': () =>
+    import('./migrations/0034_capture_session_token_out_of_events.ts'),
+  '0035_capture_provider_setup': () => import('./migrations/0035_capture_provider_setup.ts'),
+  '0036_payments_by_ref': () => import('./migrations/0036_payments_by_ref.ts'),
+  '0037_collection_loop_settings': () => import('./migrations/0037_collection_loop_settings.ts'),
+  '0038_invoice_reminders': () => import('./migrations/0038_invoice_reminders.ts'),
+  '0039_counters_with_owners': () => import('./migrations/0039_counters_with_owners.ts'),
+  '0040_gateway_report_day': () => import('./migrations/0040_gateway_report_day.ts'),
+  '0041_billable_metrics': () => import('./migrations/0041_billable_metrics.ts'),
+  '0042_usage_events': () => import('./migrations/0042_usage_events.ts'),
+  '0043_metered_usage': () => import('./migrations/0043_metered_usage.ts'),
+  '0044_entitlements': () => import('./migrations/0044_entitlements.ts'),
+  '0045_usage_alerts': () => import('./migrations/0045_usage_alerts.ts'),
+  '0046_metered_last_invoice': () => import('./migrations/0046_metered_last_invoice.ts'),
+  '0047_coupons': () => import('./migrations/0047_coupons.ts'),
+  '0048_credits': () => import('./migrations/0048_credits.ts'),
+  '0049_wallet_auto_top_up': () => import('./migrations/0049_wallet_auto_top_up.ts'),
+  '0050_progressive_billing': () => import('./migrations/0050_progressive_billing.ts'),
+  '0051_portal_credit': () => import('./migrations/0051_portal_credit.ts'),
+  '0052_progressive_discounts': () => import('./migrations/0052_progressive_discounts.ts'),
+  '0053_charge_components': () => import('./migrations/0053_charge_components.ts'),
+  '0054_portal_top_up_limits': () => import('./migrations/0054_portal_top_up_limits.ts'),
+  '0055_tax_documents': () => import('./migrations/0055_tax_documents.ts'),
+  '0056_live_accounts_test_gateway': () => import('./migrations/0056_live_accounts_test_gateway.ts'),
+  '0057_capture_provider_refs': () => import('./migrations/0057_capture_provider_refs.ts'),
+  '0058_sender_and_leftovers': () => import('./migrations/0058_sender_and_leftovers.ts'),
+  '0059_live_accounts': () => import('./migrations/0059_live_accounts.ts'),
+  '0060_late_charges_on_paid_invoices': () => import('./migrations/0060_late_charges_on_paid_invoices.ts'),
+  '0062_batch_line_receipts': () => import('./migrations/0062_batch_line_receipts.ts'),
+  '0063_netcash_uploads': () => import('./migrations/0063_netcash_uploads.ts'),
+  '0064_bank_account_verification': () => import('./migrations/0064_bank_account_verification.ts'),
+  '0065_debicheck_mandates': () => import('./migrations/0065_debicheck_mandates.ts'),
+  '0066_debicheck_batches': () => import('./migrations/0066_debicheck_batches.ts'),
+  // Made with the key: it seals what it finds.
+  '0067_sealed_provider_tokens': async ({ sealer }) =>
+    (await import('./migrations/0067_sealed_provider_tokens.ts')).sealedProviderTokens(sealer),
+  '0069_username_key_unique': () => import('./migrations/0069_username_key_unique.ts'),
+  '0070_usage_storage': () => import('./migrations/0070_usage_storage.ts'),
+  '0071_tax_rule_rates': () => import('./migrations/0071_tax_rule_rates.ts'),
+  '0072_subscription_pause': () => import('./migrations/0072_subscription_pause.ts'),
+  '0073_subscription_activation': () => import('./migrations/0073_subscription_activation.ts'),
+  '0074_retention': () => import('./migrations/0074_retention.ts'),
+  '0075_portal_pause': () => import('./migrations/0075_portal_pause.ts'),
+  '0076_resume_wait_for_payment': () => import('./migrations/0076_resume_wait_for_payment.ts'),
+  '0077_charge_tax_positions': () => import('./migrations/0077_charge_tax_positions.ts'),
+  '0078_reduction_tax_parts': () => import('./migrations/0078_reduction_tax_parts.ts'),
+  '0079_keys_with_account': () => import('./migrations/0079_keys_with_account.ts'),
+  '0080_time_event_keys': () => import('./migrations/0080_time_event_keys.ts'),
 };
 
-/** The migrations, those that seal given the key. */
-function migrationsWith(secrets: MigrationSecrets): Record<string, Migration> {
-  return { ...migrations, '0067_sealed_provider_tokens': sealedProviderTokens(secrets.sealer) };
+/** The migrations, loaded; those that seal given the key. */
+async function migrationsWith(secrets: MigrationSecrets): Promise<Record<string, Migration>> {
+  const loaded = Object.entries(migrations).map(async ([name, load]) => [name, await load(secrets)] as const);
+  return Object.fromEntries(await Promise.all(loaded));
 }
 
 /**
@@ -244,7 +171,7 @@ async function migrate(
   secrets: MigrationSecrets,
   run: (migrator: Migrator) => Promise<MigrationResultSet>,
 ): Promise<string[]> {
-  const all = migrationsWith(secrets);
+  const all = await migrationsWith(secrets);
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => all },
