@@ -264,8 +264,8 @@ const collectsItself = (invoice: any, customer: CustomerView) =>
 
 /**
  * The retry schedule (docs/gateways.md): NextTryDate is null when nothing is owed (Paid, or covered by pending
- * money), while an attempt is in flight, once 5 tries are made (until a new card comes), and after a failure that needs the customer until it
- * acts (a new card). Before the first attempt it is null or the invoice's DueDate (its first try, which may be past:
+ * money), while an attempt is in flight, once 5 tries are made (until the customer acts on how it pays: a new card
+ * tries again), and after a failure that needs the customer until it acts (a new card). Before the first attempt it is null or the invoice's DueDate (its first try, which may be past:
  * the next run makes it);
  * otherwise it is never in the past by more than a bill run's step (a day), unless the invoice follows a customer
  * whose settings changed since its last attempt. A run collects at the account's clock, never before it. And right
@@ -303,8 +303,8 @@ export function checkSchedule(
     const lastDecided = attempts.filter((a) => DECIDED.has(a.state)).at(-1);
     const customerActedSince =
       lastDecided !== undefined && (model.settingsChangedAt.get(customerId) ?? '') >= lastDecided.startedAt;
-    // Exhausted, unless a new card came since the last try: it is tried again at once (docs/gateways.md, "A new
-    // card").
+    // Exhausted, unless the customer acted since the last try: a new card tries it again at once (docs/gateways.md,
+    // "A new card").
     if (invoice.NumTries >= 5 && !customerActedSince) {
       expect(invoice.NextTryDate, at(`${key}: exhausted`)).toBeNull();
     }
