@@ -9,8 +9,8 @@ import type { SubscriptionStatusDates } from './subscription.ts';
  * of the time-driven events, a page of them at a time in id order. NOTE: the ids are found as a union of one range
  * per date column, each on its index: written as one OR ordered by id, SQLite walks the account's subscriptions in
  * id order instead and filters every one of them, on every page of every day (docs/benchmarks.md, "A test-clock
- * advance"). Only the fields that decide the events are read: most candidates have none to emit, and on the first of a
- * month they may be every subscription of the account.
+ * advance"). Only the fields that decide the events are read: most candidates have none to emit, and on the first
+ * of a month they may be every subscription of the account.
  */
 export async function listWithStatusDatesBetween(
   db: Db,

@@ -8,9 +8,9 @@ import { isPostgres } from '../columns.ts';
  * Keys for the daily pass of time-driven events (docs/benchmarks.md, "A test-clock advance"):
  *
  * - It reads an account's subscriptions with a status date in its window, as a union of one range per date column
- *   (timeEventCandidates.repository.ts, `listWithStatusDatesBetween`). The four other columns have had an index since 0008;
- *   `pause_date` and `resume_date`, added by the pause, had none, and each page read every subscription of the
- *   account.
+ *   (timeEventCandidates.repository.ts, `listWithStatusDatesBetween`). The four other columns have had an index
+ *   since 0008; `pause_date` and `resume_date`, added by the pause, had none, and each page read every subscription
+ *   of the account.
  * - It asks which once-keys were claimed, 32 at a time, of an account. PostgreSQL plans the named statement once for
  *   any account: led by `account_id`, the key let that plan find the account's rows and filter them by once-key, as
  *   cheap for an account of ten events as it is ruinous for one of 20,000 (12 ms a question instead of 0.1). Led by
