@@ -74,11 +74,11 @@ function withSqliteParameters(database: BetterSqlite3.Database): SqliteDatabase 
 export interface DirectReader {
   all(sql: string, parameters: readonly unknown[]): unknown[];
   /**
-   * SQLite's `PRAGMA data_version` on the read connection: it changes whenever another connection (this
-   * process's writer, or another process) has committed since it was last asked, so what the read connection
-   * read before holds while it stays the same.
+   * SQLite's `PRAGMA data_version` on the writing connection: it moves when another process has committed since it
+   * was last asked, never with this process's own commits. A counter read, between statements (of a transaction
+   * too: one begun IMMEDIATE holds the lock, so no other process commits meanwhile); it reads no page.
    */
-  dataVersion(): number;
+  othersCommitted(): number;
 }
 const directReaders = new WeakMap<Db, DirectReader>();
 
@@ -280,13 +280,13 @@ function openSqlite(file: string, options: StorageOptions): Storage {
   // read beside the writer) serves the hottest single reads synchronously, seeing only committed data.
   const reader = openConnection(file, { readonly: true });
   const readerStatements = withSqliteParameters(reader);
-  const dataVersion = reader.prepare('pragma data_version').pluck();
+  const dataVersion = database.prepare('pragma data_version').pluck();
   directReaders.set(db, {
     all: (text, parameters) => {
       options.onQuery?.(text);
       return readerStatements.prepare(text).all(parameters) as unknown[];
     },
-    dataVersion: () => {
+    othersCommitted: () => {
       options.onQuery?.(dataVersion.source);
       return dataVersion.get() as number;
     },

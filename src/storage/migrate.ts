@@ -97,6 +97,7 @@ const migrations: Record<string, (secrets: MigrationSecrets) => Promise<Migratio
   '0078_reduction_tax_parts': () => import('./migrations/0078_reduction_tax_parts.ts'),
   '0079_keys_with_account': () => import('./migrations/0079_keys_with_account.ts'),
   '0080_time_event_keys': () => import('./migrations/0080_time_event_keys.ts'),
+  '0081_credentials_version': () => import('./migrations/0081_credentials_version.ts'),
 };
 
 /** The migrations, loaded; those that seal given the key. */

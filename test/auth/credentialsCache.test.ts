@@ -9,7 +9,7 @@ import { useTestService } from '../helpers/testService.ts';
 
 // Key lookups kept in the server's process (src/modules/auth/credentialsCache.ts): whatever the cache holds, a
 // revoked key and a changed account are seen as they now are, by this process at once, and by the others at once
-// on SQLite (any commit empties the cache) and once PostgreSQL has told them.
+// on SQLite (a write to an account or a key empties the cache) and once PostgreSQL has told them.
 describe('API keys and accounts seen by a server that keeps its key lookups', () => {
   const t = useTestService();
 
@@ -73,6 +73,33 @@ describe('API keys and accounts seen by a server that keeps its key lookups', ()
         other.close();
       }
       expect((await getAccount(key.apiKey)).status).toBe(401);
+    });
+
+    // Only writes to accounts and keys move the credentials' version (migration 0081), and it is read only after
+    // another process committed: a server taking payments or usage, or beside a CLI billing, keeps its lookups.
+    it('commits to other tables, by the server and by another process, keep the lookup', async () => {
+      const key = await newKey();
+      const counted = (part: string) => t.queries.filter((text) => text.includes(part)).length;
+      const lookups = () => counted('"api_keys"."key_hash" =');
+      const versionReads = () => counted('from credentials_version');
+      // Both keys looked up, and kept: this test's and the one the customer is created with.
+      expect((await getAccount(key.apiKey)).status).toBe(200);
+      expect((await t.request('GET', '/v1/account')).status).toBe(200);
+      const [firstLookups, firstVersionReads] = [lookups(), versionReads()];
+
+      const created = await t.request('POST', '/v1/customers', { body: { Name: 'Kept Lookups' } });
+      expect(created.status).toBe(201);
+      expect((await getAccount(key.apiKey)).status).toBe(200);
+      expect([lookups(), versionReads()]).toEqual([firstLookups, firstVersionReads]);
+
+      const other = new BetterSqlite3(t.env.DATABASE_URL!.slice('sqlite:'.length));
+      try {
+        other.prepare('update customers set name = ? where id = ?').run('Renamed', created.body.customerID);
+      } finally {
+        other.close();
+      }
+      expect((await getAccount(key.apiKey)).status).toBe(200);
+      expect([lookups(), versionReads()]).toEqual([firstLookups, firstVersionReads + 1]);
     });
   }
 

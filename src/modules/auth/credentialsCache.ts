@@ -15,11 +15,13 @@ import { whenTransactionEnds } from '../../storage/transactionEnd.ts';
  *
  * - Every write that changes what a lookup returns (a key revoked; the account's settings, portal epoch or test
  *   clock) calls `credentialsChanged` in its transaction: its service's cache is emptied once it commits.
- * - On SQLite, before every lookup the read connection is asked whether anything at all was committed since the
- *   last one (`PRAGMA data_version`, a counter kept in the database's shared memory, which every connection of
- *   every process moves when it commits): if so the cache is emptied. A key revoked by any process is refused by
- *   the next request that begins after its commit, as when nothing was kept; any other write empties the cache
- *   too, so a process that writes often looks its keys up about as often as before.
+ * - On SQLite, before every lookup the writing connection is asked whether another process has committed anything
+ *   since the last one (`PRAGMA data_version`, a counter in the database's shared memory that other connections
+ *   move when they commit, not this one). If one has, the read connection reads `credentials_version`, which
+ *   triggers move with every update or deletion of an account or a key, by any process (migration 0081), and the
+ *   cache is emptied if it moved. A key revoked by any process is refused by the next request that begins after
+ *   its commit, as when nothing was kept, while the process's own payments or usage, or another process's, leave
+ *   its lookups kept (docs/benchmarks.md, "Key lookups kept on SQLite").
  * - On PostgreSQL `credentialsChanged` also sends `pg_notify`, and every other process empties its cache when the
  *   notification arrives (PostgreSQL sends it at the commit; docs/benchmarks.md, "Revocation delay", measures how
  *   long that takes). A process caches only while its listening connection is up: when it breaks, the cache is
@@ -32,7 +34,8 @@ import { whenTransactionEnds } from '../../storage/transactionEnd.ts';
  * - On PostgreSQL a row the caller says must be read each time (a test account's, whose clock a request in another
  *   process may have moved a moment ago) is never stored: a notification arrives after the commit, so another
  *   process could answer a request on the old row between the mover's answer and the notification
- *   (docs/architecture.md, "Two clocks"). SQLite's data version is asked before every lookup, so there it is kept.
+ *   (docs/architecture.md, "Two clocks"). On SQLite the clock's move moves the credentials' version, read before
+ *   every lookup, so there it is kept.
  *
  * Only keys found are cached (a guesser's keys are not), up to MAX_ENTRIES, the oldest going first. The cache is
  * its service's (KEPT_CREDENTIALS, in ServiceMemory): another service in the process, on the same database or
@@ -47,6 +50,12 @@ const HEARTBEAT_MS = 15_000;
 /** The most an entry is trusted for, whatever the listener heard. */
 const MAX_AGE_MS = 60_000;
 
+/** SQLite: other processes' commits (a counter that moves with each) and the credentials' version (migration 0081). */
+interface SqliteVersions {
+  othersCommitted(): number;
+  credentials(): number;
+}
+
 /** Says whether a row found must be read again by every lookup wherever changes are heard late. */
 export type ReadEachTime<Row> = (row: Row) => boolean;
 
@@ -54,17 +63,20 @@ class CredentialsCache<Row> {
   #entries = new Map<string, { row: Row; storedAt: number }>();
   #generation = 0;
   /**
-   * SQLite: the read connection's data version, and the value it had when the entries were read. Without it
-   * (PostgreSQL) other processes' changes are heard late, by notification.
+   * SQLite: how to learn of other processes' commits and of the credentials' version. Without it (PostgreSQL)
+   * other processes' changes are heard late, by notification.
    */
-  #dataVersion: (() => number) | undefined;
+  #versions: SqliteVersions | undefined;
+  /** The other processes' commits last seen, and the credentials' version the entries were read at. */
+  #othersCommitted: number | undefined;
   #entriesVersion: number | undefined;
   /** Whether entries may be used: on SQLite while the server runs, on PostgreSQL while its listening connection is up. */
   usable = false;
 
-  /** SQLite: entries are used, and kept while the read connection's data version stays the same. */
-  keepWhileVersion(dataVersion: () => number): void {
-    this.#dataVersion = dataVersion;
+  /** SQLite: entries are used, and kept while the credentials' version stays the same. */
+  keepWhileUnchanged(versions: SqliteVersions): void {
+    this.#versions = versions;
+    this.#othersCommitted = undefined;
     this.#entriesVersion = undefined;
     this.empty();
     this.usable = true;
@@ -73,7 +85,7 @@ class CredentialsCache<Row> {
   /** Nothing is used or kept any more: the server has stopped. */
   stop(): void {
     this.usable = false;
-    this.#dataVersion = undefined;
+    this.#versions = undefined;
     this.empty();
   }
 
@@ -83,18 +95,22 @@ class CredentialsCache<Row> {
     readEachTime: ReadEachTime<Row>,
   ): Promise<Row | undefined> {
     if (!this.usable) return load();
-    if (this.#dataVersion !== undefined) {
-      const version = this.#dataVersion();
-      if (version !== this.#entriesVersion) {
-        this.empty();
-        this.#entriesVersion = version;
+    if (this.#versions !== undefined) {
+      const committed = this.#versions.othersCommitted();
+      if (committed !== this.#othersCommitted) {
+        this.#othersCommitted = committed;
+        const version = this.#versions.credentials();
+        if (version !== this.#entriesVersion) {
+          this.empty();
+          this.#entriesVersion = version;
+        }
       }
     }
     const cached = this.#entries.get(keyHash);
     if (cached !== undefined && performance.now() - cached.storedAt < MAX_AGE_MS) return cached.row;
     const generation = this.#generation;
     const row = await load();
-    if (row === undefined || (this.#dataVersion === undefined && readEachTime(row))) return row;
+    if (row === undefined || (this.#versions === undefined && readEachTime(row))) return row;
     if (this.usable && generation === this.#generation) {
       if (this.#entries.size >= MAX_ENTRIES) this.#entries.delete(this.#entries.keys().next().value!);
       this.#entries.delete(keyHash);
@@ -150,9 +166,9 @@ export interface KeptCredentials {
 }
 
 /**
- * Starts caching the service's key lookups (of `memory`), on `db`, the server's database. On SQLite the read
- * connection says when anything was committed; on PostgreSQL a connection of its own listens for changes made by
- * other processes, and is opened again when it breaks.
+ * Starts caching the service's key lookups (of `memory`), on `db`, the server's database. On SQLite the database
+ * says when another process changed an account or a key; on PostgreSQL a connection of its own listens for changes
+ * made by other processes, and is opened again when it breaks.
  */
 export async function keepCredentialLookups(
   target: DatabaseTarget,
@@ -161,7 +177,7 @@ export async function keepCredentialLookups(
   log: Pick<Logger, 'warn'>,
 ): Promise<KeptCredentials> {
   const cache = memory.part(KEPT_CREDENTIALS);
-  if (target.dialect !== 'postgres') return keepWhileNothingCommitted(db, cache);
+  if (target.dialect !== 'postgres') return keepWhileCredentialsUnchanged(db, cache);
   let client: Pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
   let heartbeat: NodeJS.Timeout | undefined;
@@ -230,11 +246,17 @@ export async function keepCredentialLookups(
   };
 }
 
-/** SQLite: lookups kept while the read connection's data version stays the same. */
-function keepWhileNothingCommitted(db: Db, cache: CredentialsCache<unknown>): KeptCredentials {
+/** SQLite: lookups kept while no process has changed an account or a key. */
+function keepWhileCredentialsUnchanged(db: Db, cache: CredentialsCache<unknown>): KeptCredentials {
   const reader = directReaderOf(db);
   if (!reader) return { close: async () => {} };
-  cache.keepWhileVersion(() => reader.dataVersion());
+  cache.keepWhileUnchanged({
+    othersCommitted: () => reader.othersCommitted(),
+    credentials: () => {
+      const [row] = reader.all('select version from credentials_version', []) as { version: number }[];
+      return row!.version;
+    },
+  });
   return {
     async close() {
       cache.stop();
