@@ -282,8 +282,8 @@ export async function listBillingProfiles(
 /**
  * Holds the customers as lockCustomerRow holds one, taking them in id order so that two transactions locking
  * several never wait on each other crosswise; the ids of those of the account. NOTE: PostgreSQL's FOR NO KEY UPDATE
- * is the lock lockCustomerRow's UPDATE takes (a foreign key's check is not held back by it); SQLite knows no row
- * locks, and its transaction holds the database's write lock already (docs/architecture.md, "Locks").
+ * (a foreign key's check is not held back by it), as lockCustomerRow; SQLite knows no row locks, and its
+ * transaction holds the database's write lock already (docs/architecture.md, "Locks").
  */
 export async function lockCustomerRows(
   db: Db,
@@ -307,21 +307,22 @@ export async function lockCustomerRows(
 
 /**
  * Holds the customer until the transaction ends: every change to a customer's money (allocations, balances)
- * takes this lock first, so they are made one at a time and in one lock order. NOTE: a no-op update rather than
- * SELECT ... FOR UPDATE, which SQLite does not know; there it changes nothing (docs/architecture.md, "Locks").
+ * takes this lock first, so they are made one at a time and in one lock order. NOTE: on PostgreSQL
+ * FOR NO KEY UPDATE, the lock a no-op update took, without the new row version the update wrote at every payment;
+ * SQLite knows no row locks, and its transaction holds the database's write lock already (docs/architecture.md,
+ * "Locks"), so there it is a read, and the customers' page is no longer written to the log with every payment.
  */
 export async function lockCustomerRow(
   db: Db,
   accountId: number,
   customerId: number,
 ): Promise<{ id: number; currencyCode: string } | undefined> {
-  const row = await db
-    .updateTable('customers')
-    .set((eb) => ({ updated_at: eb.ref('updated_at') }))
+  const query = db
+    .selectFrom('customers')
+    .select(['id', 'currency_code'])
     .where('account_id', '=', accountId)
-    .where('id', '=', customerId)
-    .returning(['id', 'currency_code'])
-    .executeTakeFirst();
+    .where('id', '=', customerId);
+  const row = await (isPostgres(db) ? query.forNoKeyUpdate() : query).executeTakeFirst();
   return row && { id: row.id, currencyCode: row.currency_code };
 }
 
