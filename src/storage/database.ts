@@ -74,9 +74,10 @@ function withSqliteParameters(database: BetterSqlite3.Database): SqliteDatabase 
 export interface DirectReader {
   all(sql: string, parameters: readonly unknown[]): unknown[];
   /**
-   * SQLite's `PRAGMA data_version` on the writing connection: it moves when another process has committed since it
-   * was last asked, never with this process's own commits. A counter read, between statements (of a transaction
-   * too: one begun IMMEDIATE holds the lock, so no other process commits meanwhile); it reads no page.
+   * SQLite's `PRAGMA data_version` on the writing connection: it moves when another connection (another
+   * process's, or another service's in this one) has committed since it was last asked, never with this
+   * connection's own commits. Asked between statements, of a transaction too: one begun IMMEDIATE holds the
+   * database's write lock, so no other connection commits meanwhile.
    */
   othersCommitted(): number;
 }

@@ -5,7 +5,7 @@ import { isPostgres } from '../columns.ts';
 // Frozen: a migration describes the schema as it was on the day it was written. Change the schema in a new one.
 
 /**
- * SQLite only: a counter that every write to `accounts` or `api_keys` moves, by trigger, whoever writes it. A server
+ * SQLite only: a counter that every update or deletion of `accounts` or `api_keys` rows moves, by trigger. A server
  * keeps its key lookups while the counter stays the same (src/modules/auth/credentialsCache.ts). It asked before
  * whether anything at all had been committed (`PRAGMA data_version`), so a server taking payments or usage looked
  * its keys up again on nearly every request (docs/benchmarks.md, "Key lookups kept on SQLite"). A key inserted needs
