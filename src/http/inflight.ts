@@ -9,6 +9,11 @@ export class InFlight {
   private count = 0;
   private waiters: (() => void)[] = [];
 
+  /** Requests and other counted work not done yet. */
+  get requests(): number {
+    return this.count;
+  }
+
   enter(): void {
     this.count++;
   }
@@ -43,12 +48,17 @@ export class InFlight {
 
 interface RequestState {
   handlerRunning: boolean;
-  aborted: boolean;
+  /** The response closed: sent, or its client gone. */
+  closed: boolean;
 }
 
 /**
- * A request is in flight from onRequest to onResponse; one whose client hung up is in flight until its handler
- * has settled. Register before any route, since route handlers are wrapped as they are added.
+ * A request is in flight from onRequest until its response closes; one whose client hung up is in flight until its
+ * handler has settled. Register before any route, since route handlers are wrapped as they are added.
+ *
+ * The response's `close` is the one sign that comes in every case: Fastify's onRequestAbort runs only when Node marks
+ * the request aborted, which it does not once the whole body has arrived, and onResponse only when the answer
+ * finished, which an answer written to a closed socket never does.
  */
 export function trackRequests(app: FastifyInstance, inflight: InFlight): void {
   const states = new WeakMap<FastifyRequest, RequestState>();
@@ -58,21 +68,14 @@ export function trackRequests(app: FastifyInstance, inflight: InFlight): void {
   // Later in the same turn the onSend hooks start their own counted work (see registerIdempotency).
   const releaseSoon = (request: FastifyRequest) => setImmediate(() => release(request));
 
-  app.addHook('onRequest', (request, _reply, done) => {
-    states.set(request, { handlerRunning: false, aborted: false });
+  app.addHook('onRequest', (request, reply, done) => {
+    const state: RequestState = { handlerRunning: false, closed: false };
+    states.set(request, state);
     inflight.enter();
-    done();
-  });
-  app.addHook('onResponse', (request, _reply, done) => {
-    release(request);
-    done();
-  });
-  app.addHook('onRequestAbort', (request, done) => {
-    const state = states.get(request);
-    if (state) {
-      state.aborted = true;
+    reply.raw.once('close', () => {
+      state.closed = true;
       if (!state.handlerRunning) releaseSoon(request);
-    }
+    });
     done();
   });
   app.addHook('onRoute', (route) => {
@@ -85,7 +88,7 @@ export function trackRequests(app: FastifyInstance, inflight: InFlight): void {
       state.handlerRunning = true;
       return result.finally(() => {
         state.handlerRunning = false;
-        if (state.aborted) releaseSoon(request);
+        if (state.closed) releaseSoon(request);
       });
     };
   });
