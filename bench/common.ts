@@ -41,6 +41,20 @@ export type Dialect = 'sqlite' | 'postgres';
 
 export const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Whether `settled` settles within `ms`. The timer is cleared once it does: a timer left pending would hold the
+ * benchmark's process open after its last line, for the rest of its time (15 s after each server stopped).
+ */
+export async function settlesWithin(settled: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(resolve, ms, false)));
+  try {
+    return await Promise.race([settled.then(() => true as const), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 export const round = (value: number, digits: number) => Number(value.toFixed(digits));
 
 /** "SQLite" or "PostgreSQL", as the tables name them. */

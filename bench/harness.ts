@@ -15,7 +15,17 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import autocannon from 'autocannon';
-import { BenchError, active, cpuProfileFlags, createSchemas, log, round, setting, sleep } from './common.ts';
+import {
+  BenchError,
+  active,
+  cpuProfileFlags,
+  createSchemas,
+  log,
+  round,
+  setting,
+  settlesWithin,
+  sleep,
+} from './common.ts';
 import type { Dialect } from './common.ts';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -136,11 +146,11 @@ export async function stopServer(server: ServerProcess): Promise<void> {
   const { child } = server;
   if (child.exitCode !== null || child.signalCode !== null) return;
   child.kill('SIGTERM');
-  const stopped = await Promise.race([server.exited.then(() => true), sleep(15_000).then(() => false)]);
+  const stopped = await settlesWithin(server.exited, 15_000);
   if (!stopped) {
     log('the server did not exit within 15 s of SIGTERM; sending SIGKILL');
     child.kill('SIGKILL');
-    await Promise.race([server.exited, sleep(5_000)]);
+    await settlesWithin(server.exited, 5_000);
   } else if (child.exitCode !== 0) {
     log(`the server exited with code ${String(child.exitCode)} after SIGTERM`);
   }

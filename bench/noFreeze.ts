@@ -46,6 +46,7 @@ import {
   round,
   runBenchmark,
   setting,
+  settlesWithin,
   sleep,
 } from './common.ts';
 import type { Dialect } from './common.ts';
@@ -138,7 +139,7 @@ function startServer(env: NodeJS.ProcessEnv): Server {
 
 async function stopServer(server: Server): Promise<number | null> {
   server.child.kill('SIGTERM');
-  const stopped = await Promise.race([server.exited.then(() => true), sleep(30_000).then(() => false)]);
+  const stopped = await settlesWithin(server.exited, 30_000);
   if (!stopped) {
     server.child.kill('SIGKILL');
     throw new BenchError('the server did not exit within 30 s of SIGTERM');
