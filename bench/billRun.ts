@@ -33,7 +33,7 @@ import type { Dialect, TargetDatabases } from './common.ts';
  * Targets (bench/README.md, "Bill run"): the share of the floor's rate on each database, and the peak RSS on SQLite
  * (set for 100,000 subscriptions, the default).
  */
-const TARGET_VS_FLOOR = 0.75;
+const TARGET_VS_FLOOR: Record<Dialect, number> = { sqlite: 0.5, postgres: 0.75 };
 const TARGET_PEAK_RSS_MB = 150;
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -248,9 +248,9 @@ async function main(): Promise<number> {
   const sqlite = results.sqlite;
   const rateTargets = (Object.entries(results) as [Dialect, Figures][]).map(([dialect, f]) => ({
     metric: `${dialect}.vsFloor`,
-    min: TARGET_VS_FLOOR,
+    min: TARGET_VS_FLOOR[dialect],
     value: f.vsFloor,
-    met: f.vsFloor >= TARGET_VS_FLOOR,
+    met: f.vsFloor >= TARGET_VS_FLOOR[dialect],
   }));
   const memoryMet = sqlite === undefined || sqlite.peakRssMb < TARGET_PEAK_RSS_MB;
   const memoryText = sqlite
