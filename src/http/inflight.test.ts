@@ -25,8 +25,12 @@ async function gatedServer() {
     }
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
+  // The server's side of the connection closed: Node's own listeners, added before this one, have run.
+  const connectionClosed = new Promise<void>((resolve) =>
+    app.server.once('connection', (socket) => socket.once('close', () => resolve())),
+  );
   const { port } = app.server.address() as AddressInfo;
-  return { app, inflight, port, handlerStarted, open, handlerSettled };
+  return { app, inflight, port, handlerStarted, open, handlerSettled, connectionClosed };
 }
 
 function postWholeBody(port: number): http.ClientRequest {
@@ -78,6 +82,7 @@ describe('requests in flight', () => {
     const request = postWholeBody(server.port);
     await server.handlerStarted;
     request.destroy();
+    await server.connectionClosed;
     await afterTurns();
     expect(server.inflight.requests).toBe(1);
     server.open();
