@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { earliestActionDate, returnWindowEnd } from '../../src/core/bankingDays.ts';
+import { earliestActionDate, onBusinessDay, returnWindowEnd } from '../../src/core/bankingDays.ts';
 import { ok } from '../helpers/billing.ts';
 import { eventsOf } from '../helpers/resourceEvents.ts';
 import { useTestService } from '../helpers/testService.ts';
@@ -176,7 +176,7 @@ describe('a SEPA batch of a bankfile gateway', () => {
     expect(report.body).toEqual({ Returned: 1, Settled: 1, Unchanged: 0, Mismatched: [] });
 
     // AM04, insufficient funds: the payment failed, the invoice owes the 100.00 again and, the first of SEPA's
-    // two presentations used, is presented again 14 days after the reject.
+    // two presentations used, is presented again 14 days after the reject, on a business day.
     expect(await paymentOf(account, rejected.paymentId)).toMatchObject({
       Status: 'Failed',
       FailureReason: 'insufficient_funds',
@@ -184,7 +184,7 @@ describe('a SEPA batch of a bankfile gateway', () => {
     const reopened = await invoiceOf(account, rejected.invoiceId);
     expect(reopened).toMatchObject({ Balance: 100, TotalPendingPaid: 0, TotalActualPaid: 0, NumTries: 1 });
     expect(reopened.Status).not.toBe('Paid');
-    expect(reopened.NextTryDate?.slice(0, 10)).toBe(plusDays(reportDay, 14));
+    expect(reopened.NextTryDate?.slice(0, 10)).toBe(onBusinessDay(plusDays(reportDay, 14), 'sepa'));
     // ACSC: settled on the action date.
     const settled = await paymentOf(account, accepted.paymentId);
     expect(settled.Status).toBe('Allocated');
