@@ -55,6 +55,7 @@ export async function settlesWithin(settled: Promise<unknown>, ms: number): Prom
     clearTimeout(timer);
   }
 }
+
 export const round = (value: number, digits: number) => Number(value.toFixed(digits));
 
 /** "SQLite" or "PostgreSQL", as the tables name them. */

@@ -65,12 +65,12 @@ describe('requests in flight', () => {
       }),
     );
     await server.handlerStarted;
-    expect(server.inflight.requests).toBe(1);
+    expect(server.inflight.pending).toBe(1);
     server.open();
     expect(await answered).toBe(200);
     await server.handlerSettled;
     await afterTurns();
-    expect(server.inflight.requests).toBe(0);
+    expect(server.inflight.pending).toBe(0);
   });
 
   // Node leaves `req.aborted` false when the whole body had arrived, so Fastify's onRequestAbort does not run, and
@@ -84,10 +84,10 @@ describe('requests in flight', () => {
     request.destroy();
     await server.connectionClosed;
     await afterTurns();
-    expect(server.inflight.requests).toBe(1);
+    expect(server.inflight.pending).toBe(1);
     server.open();
     await server.handlerSettled;
     await afterTurns();
-    expect(server.inflight.requests).toBe(0);
+    expect(server.inflight.pending).toBe(0);
   });
 });

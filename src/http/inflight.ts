@@ -9,8 +9,8 @@ export class InFlight {
   private count = 0;
   private waiters: (() => void)[] = [];
 
-  /** Requests and other counted work not done yet. */
-  get requests(): number {
+  /** Requests and other counted work (`around`) not done yet. */
+  get pending(): number {
     return this.count;
   }
 
