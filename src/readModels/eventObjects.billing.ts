@@ -1,10 +1,5 @@
 import type { EventObjectRenderer } from '../modules/events/index.ts';
-import {
-  invoicesByIds,
-  recurringInvoicesByIds,
-  toInvoiceDto,
-  toRecurringInvoiceDto,
-} from '../modules/invoicing/index.ts';
+import { recurringInvoicesByIds, toInvoiceDto, toRecurringInvoiceDto } from '../modules/invoicing/index.ts';
 import {
   adjustmentsByIds,
   creditNotesByIds,
@@ -29,7 +24,7 @@ import { toUsageAlertDto, usageAlertsByIds } from '../modules/usageAlerts/index.
 import { couponsByIds, redemptionsByIds, toCouponDto, toRedemptionDto } from '../modules/coupons/index.ts';
 import { grantsByIds, toGrantDto, toWalletDto, walletsByIds } from '../modules/credits/index.ts';
 import { numericRenderer } from './eventObjectRenderer.ts';
-import { withInvoiceFigures } from './invoices.view.ts';
+import { invoicesWithFiguresByIds } from './invoices.view.ts';
 
 /**
  * Event renderers of the billing resources (see eventObjects.ts): each as its single GET returns it. A payment
@@ -44,8 +39,8 @@ export const billingEventObjects: Record<string, EventObjectRenderer> = {
   coupon_redemption: numericRenderer(redemptionsByIds, (_ctx, found) => found.map(toRedemptionDto)),
   wallet: numericRenderer(walletsByIds, (_ctx, wallets) => wallets.map(toWalletDto)),
   credit_grant: numericRenderer(grantsByIds, (_ctx, grants) => grants.map(toGrantDto)),
-  invoice: numericRenderer(invoicesByIds, async (ctx, invoices) =>
-    (await withInvoiceFigures(ctx, invoices)).map((invoice) => toInvoiceDto(invoice, ctx.account.timeZone)),
+  invoice: numericRenderer(invoicesWithFiguresByIds, (ctx, invoices) =>
+    invoices.map((invoice) => toInvoiceDto(invoice, ctx.account.timeZone)),
   ),
   recurring_invoice: numericRenderer(recurringInvoicesByIds, (ctx, found) =>
     found.map((invoice) => toRecurringInvoiceDto(invoice, ctx.account.timeZone)),

@@ -9,10 +9,16 @@ import type {
   PaymentApplied,
 } from '../modules/invoicing/index.ts';
 import { invoicesInFlight } from '../modules/collections/index.ts';
-import { withEffectiveCollection } from '../modules/invoicing/index.ts';
+import {
+  customersOfInvoices,
+  invoicePartsByIds,
+  invoicesFromParts,
+  withEffectiveCollection,
+} from '../modules/invoicing/index.ts';
 import { allocationsToTargets, creditedOnInvoices } from '../modules/ledger/index.ts';
 import type { Allocation } from '../modules/ledger/index.ts';
-import { withCustomerFigures } from './customers.view.ts';
+import type { CustomerWithFigures } from '../modules/customers/index.ts';
+import { customersWithFiguresPickedBy, withCustomerFigures } from './customers.view.ts';
 
 function appliedTo(
   invoiceId: number,
@@ -77,13 +83,61 @@ export async function withInvoiceFigures(
         : Promise.resolve(new Map<number, InvoiceCredited>()),
   );
   const figuresOf = new Map(withFigures.map((customer) => [customer.id, customer]));
-  return (await withEffectiveCollection(ctx, invoices, inFlight)).map((invoice) => ({
+  const withCustomers = invoices.map((invoice) => ({
     ...invoice,
     customer: figuresOf.get(invoice.customer.id)!,
+  }));
+  return withMoneyApplied(ctx, withCustomers, { inFlight, allocations, credited });
+}
+
+/** What the ledger and the collections tell of stored invoices, by invoice id. */
+interface MoneyApplied {
+  inFlight: ReadonlySet<number>;
+  allocations: ReadonlyMap<number, Allocation[]>;
+  credited: ReadonlyMap<number, InvoiceCredited>;
+}
+
+async function withMoneyApplied(
+  ctx: ServiceContext,
+  invoices: readonly (Invoice & { customer: CustomerWithFigures })[],
+  { inFlight, allocations, credited }: MoneyApplied,
+): Promise<InvoiceWithFigures[]> {
+  return (await withEffectiveCollection(ctx, invoices, inFlight)).map((invoice) => ({
+    ...invoice,
     ...(invoice.id === null
       ? { paymentsApplied: [], negativeAdjustmentsApplied: [], credited: NOTHING_CREDITED }
       : appliedTo(invoice.id, allocations.get(invoice.id) ?? [], credited.get(invoice.id))),
   }));
+}
+
+const customersOf = customersWithFiguresPickedBy(customersOfInvoices);
+
+/**
+ * The account's stored invoices with these ids as the API shows them (ids it cannot see are left out), by id: every
+ * read keyed by the invoices' ids, their customers with their figures too, so that in a PostgreSQL transaction
+ * they are one round trip (two for a customer collected automatically). Each invoice a payment pays is rendered so
+ * for its event (docs/benchmarks.md, "Payments").
+ */
+export async function invoicesWithFiguresByIds(
+  ctx: ServiceContext,
+  ids: readonly number[],
+): Promise<Map<number, InvoiceWithFigures>> {
+  if (ids.length === 0) return new Map();
+  const [parts, customers, inFlight, allocations, credited] = await readTogether(
+    ctx,
+    (ctx) => invoicePartsByIds(ctx, ids),
+    (ctx) => customersOf(ctx, ids),
+    // Only an invoice never tried asks (withEffectiveCollection); asking of all costs no round trip.
+    (ctx) => invoicesInFlight(ctx, ids),
+    (ctx) => allocationsToTargets(ctx, 'invoice', ids),
+    (ctx) => creditedOnInvoices(ctx, ids),
+  );
+  const invoices = await withMoneyApplied(ctx, invoicesFromParts(ctx, parts, customers), {
+    inFlight,
+    allocations,
+    credited,
+  });
+  return new Map(invoices.map((invoice) => [invoice.id!, invoice]));
 }
 
 export async function invoiceWithFigures(ctx: ServiceContext, invoice: Invoice): Promise<InvoiceWithFigures> {

@@ -89,6 +89,9 @@ export type CustomerFigureColumns = (customer: CustomerOfRow) => Record<string, 
 
 export type FigureValues = Readonly<Record<string, unknown>>;
 
+/** A higher module's query of customer ids (its rows' for the keys given, of the account), to read them by. */
+export type CustomerPick = (accountId: number, keys: readonly number[]) => Expression<number>;
+
 /**
  * Statements that read customers together with `figureColumns`, built and compiled once (preparedQuery): a
  * customer and its figures in one statement, or the figures of customers already read in one statement for a
@@ -127,7 +130,33 @@ export function customerReadsWith(figureColumns: CustomerFigureColumns) {
       .where('id', 'in', ids),
   );
 
+  /**
+   * Customers, with their figures, whose ids another module's query picks (`pick`: ids of its table's rows for
+   * these keys), in one statement: what reads them beside that module's rows, in the same round trip.
+   */
+  function customersPickedBy(pick: CustomerPick) {
+    const read = preparedQuery((db, accountId: number, keys: readonly number[], asOf: PlainDate) =>
+      db
+        .selectFrom('customers')
+        .select(CUSTOMER_COLUMNS)
+        .select(selectFigures(accountId, asOf))
+        .where('account_id', '=', accountId)
+        .where('id', 'in', pick(accountId, keys)),
+    );
+    return async (
+      db: Db,
+      accountId: number,
+      keys: readonly number[],
+      asOf: PlainDate,
+    ): Promise<{ customer: Customer; figures: FigureValues }[]> => {
+      if (keys.length === 0) return [];
+      const rows = (await read(db, accountId, keys, asOf)) as (CustomerRow & Record<string, unknown>)[];
+      return rows.map((row) => ({ customer: customerFromRow(row), figures: row }));
+    };
+  }
+
   return {
+    customersPickedBy,
     async findCustomerWithFigures(
       db: Db,
       accountId: number,

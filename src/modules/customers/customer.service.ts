@@ -7,7 +7,7 @@ import type { FieldProblem } from '../../errors.ts';
 import type { Page } from '../../core/paging.ts';
 import { isUniqueViolation } from '../../storage/database.ts';
 import * as repo from './customer.repository.ts';
-import type { CustomerOfRow, FigureValues } from './customer.repository.ts';
+import type { CustomerOfRow, CustomerPick, FigureValues } from './customer.repository.ts';
 import type { AliasableExpression } from 'kysely';
 import type { BillingProfile, Customer, CustomerChanges } from './customer.ts';
 import { customFieldValues, setCustomFieldValues } from './customField.service.ts';
@@ -33,7 +33,7 @@ export interface CustomerFigures {
 export type CustomerWithFigures = Customer & { figures: CustomerFigures };
 
 export type { CustomerInput } from './customerInput.ts';
-export type { CustomerOfRow } from './customer.repository.ts';
+export type { CustomerOfRow, CustomerPick } from './customer.repository.ts';
 
 /**
  * A figure of a customer that a higher module computes (docs/architecture.md, "Module order": figures that combine
@@ -77,6 +77,22 @@ export function customerReadModel<F extends Record<string, CustomerFigure<unknow
       const found = await reads.findCustomerWithFigures(ctx.db, ctx.account.id, customerId, today(ctx));
       if (!found) throw new NotFoundError('Customer', customerId);
       return { customer: found.customer, figures: valuesOf(found.figures) };
+    },
+    /**
+     * The customers whose ids `pick` selects for these keys (another module's rows, read in the same statement),
+     * with their figures as of the account's today, by id: built once, like the model.
+     */
+    pickedBy(pick: CustomerPick) {
+      const read = reads.customersPickedBy(pick);
+      return async (
+        ctx: ServiceContext,
+        keys: readonly number[],
+      ): Promise<Map<number, { customer: Customer; figures: ValuesOf<F> }>> => {
+        const found = await read(ctx.db, ctx.account.id, [...new Set(keys)], today(ctx));
+        return new Map(
+          found.map(({ customer, figures }) => [customer.id, { customer, figures: valuesOf(figures) }]),
+        );
+      };
     },
     /** The figures of these customers of the account as of its today, by id (ids it cannot see are left out). */
     async figuresOf(ctx: ServiceContext, customerIds: readonly number[]): Promise<Map<number, ValuesOf<F>>> {

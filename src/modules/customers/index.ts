@@ -6,6 +6,7 @@ export type {
   CustomerDeletion,
   CustomerFigures,
   CustomerOfRow,
+  CustomerPick,
   CustomerRecords,
   CustomerInput,
   CustomerWithFigures,

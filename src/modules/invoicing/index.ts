@@ -69,13 +69,17 @@ export {
 export {
   countInvoicesOfCustomer,
   countInvoicesUsingPaymentMethod,
+  customersOfInvoices,
   getInvoice,
   invoiceNumbersByIds,
+  invoicePartsByIds,
   invoicesByIds,
+  invoicesFromParts,
   invoiceTaxPercs,
   invoiceTaxParts,
   listInvoicesOfCustomer,
 } from './invoiceReads.service.ts';
+export type { InvoiceParts } from './invoiceReads.service.ts';
 /** Wire pieces other modules return: a subscription change answers with the invoices it made. */
 export { InvoiceOut, UnsavedInvoiceOut } from './invoices.schemas.ts';
 export {

@@ -5,7 +5,7 @@ import { preparedQuery } from '../../storage/prepared.ts';
 import { isPostgres } from '../../storage/columns.ts';
 import type { Page } from '../../core/paging.ts';
 import type { PlainDate } from '../../core/calendar.ts';
-import type { CustomerOfRow } from '../customers/index.ts';
+import type { CustomerOfRow, CustomerPick } from '../customers/index.ts';
 import type { Database } from '../../storage/schema.ts';
 import type { InvoiceChargesTable, InvoiceTaxesTable, InvoicesTable } from './tables.ts';
 import type {
@@ -136,6 +136,15 @@ const invoicesByIds = preparedQuery((db, accountId: number, invoiceIds: readonly
     .where('id', 'in', invoiceIds)
     .orderBy('id'),
 );
+
+/** The customers of these invoices, as a query of their ids: the customers module reads them by it (CustomerPick). */
+export const customersOfInvoices: CustomerPick = (accountId, invoiceIds) =>
+  expressionBuilder<Database, never>()
+    .selectFrom('invoices')
+    .select('customer_id')
+    .where('account_id', '=', accountId)
+    .where('id', 'in', invoiceIds)
+    .$asScalar();
 
 export async function findInvoices(
   db: Db,

@@ -5,8 +5,9 @@ import type { FieldProblem } from '../../errors.ts';
 import { groupBy } from '../../core/groupBy.ts';
 import type { Page } from '../../core/paging.ts';
 import { assertCustomerExists, customersByIds } from '../customers/index.ts';
+import type { Customer } from '../customers/index.ts';
 import { invoiceFromRecord } from './invoice.ts';
-import type { Invoice, InvoiceRecord } from './invoice.ts';
+import type { Invoice, InvoiceCharge, InvoiceRecord, InvoiceTaxRecord } from './invoice.ts';
 import * as repo from './invoice.repository.ts';
 import type { InvoiceFilter } from './invoice.repository.ts';
 import { checkedDate } from './invoiceInput.ts';
@@ -19,24 +20,59 @@ async function assembleInvoices(ctx: ServiceContext, records: InvoiceRecord[]): 
   if (records.length === 0) return [];
   const ids = records.map((record) => record.id);
   // Three reads that need nothing of each other: one round trip on PostgreSQL.
-  const [storedCharges, storedTaxes, customers] = await readTogether(
+  const [charges, taxes, customers] = await readTogether(
     ctx,
     (ctx) => repo.listCharges(ctx.db, ctx.account.id, ids),
     (ctx) => repo.listTaxes(ctx.db, ctx.account.id, ids),
     (ctx) => customersByIds(ctx, [...new Set(records.map((record) => record.customerId))]),
   );
-  const charges = groupBy(storedCharges, (c) => c.invoiceId);
-  const taxes = groupBy(storedTaxes, (t) => t.invoiceId);
+  return invoicesFromParts(ctx, { records, charges, taxes }, customers);
+}
+
+/** The customers of invoices picked by their ids, for the customers module's read (invoice.repository.ts). */
+export const { customersOfInvoices } = repo;
+
+/** Invoices as stored, their customers left to the caller: invoicePartsByIds. */
+export interface InvoiceParts {
+  records: InvoiceRecord[];
+  charges: InvoiceCharge[];
+  taxes: InvoiceTaxRecord[];
+}
+
+/**
+ * The account's invoices with these ids (ids it cannot see are left out), with their lines and taxes, in one
+ * round trip on PostgreSQL: for a caller that reads their customers beside them (readModels/invoices.view.ts).
+ */
+export async function invoicePartsByIds(ctx: ServiceContext, ids: readonly number[]): Promise<InvoiceParts> {
+  const [records, charges, taxes] = await readTogether(
+    ctx,
+    (ctx) => repo.findInvoices(ctx.db, ctx.account.id, ids),
+    (ctx) => repo.listCharges(ctx.db, ctx.account.id, ids),
+    (ctx) => repo.listTaxes(ctx.db, ctx.account.id, ids),
+  );
+  return { records, charges, taxes };
+}
+
+/** The invoices of their parts, each with its customer (of `customers`, by id), in the parts' order. */
+export function invoicesFromParts<C extends Customer>(
+  ctx: ServiceContext,
+  parts: InvoiceParts,
+  customers: ReadonlyMap<number, C>,
+): (Invoice & { customer: C })[] {
+  const charges = groupBy(parts.charges, (c) => c.invoiceId);
+  const taxes = groupBy(parts.taxes, (t) => t.invoiceId);
   const on = today(ctx);
-  return records.map((record) =>
-    invoiceFromRecord(
+  return parts.records.map((record) => {
+    const customer = customers.get(record.customerId)!;
+    const invoice = invoiceFromRecord(
       record,
-      customers.get(record.customerId)!,
+      customer,
       charges.get(record.id) ?? [],
       taxes.get(record.id) ?? [],
       on,
-    ),
-  );
+    );
+    return { ...invoice, customer };
+  });
 }
 
 /** The invoice as stored, without its lines (404 for an invoice the account cannot see). */
