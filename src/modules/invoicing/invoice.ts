@@ -282,13 +282,13 @@ function taxesWithTotals(
 }
 
 /** The invoice from its stored record, its customer, its lines and its taxes, as of `on` (its status). */
-export function invoiceFromRecord(
+export function invoiceFromRecord<C extends Customer>(
   record: InvoiceRecord,
-  customer: Customer,
+  customer: C,
   charges: InvoiceCharge[],
   taxes: InvoiceTaxRecord[],
   on: PlainDate,
-): Invoice {
+): Invoice & { customer: C } {
   const money = moneyOf(record);
   const { isDraft, isCancelled } = record;
   return {

@@ -62,17 +62,15 @@ export function invoicesFromParts<C extends Customer>(
   const charges = groupBy(parts.charges, (c) => c.invoiceId);
   const taxes = groupBy(parts.taxes, (t) => t.invoiceId);
   const on = today(ctx);
-  return parts.records.map((record) => {
-    const customer = customers.get(record.customerId)!;
-    const invoice = invoiceFromRecord(
+  return parts.records.map((record) =>
+    invoiceFromRecord(
       record,
-      customer,
+      customers.get(record.customerId)!,
       charges.get(record.id) ?? [],
       taxes.get(record.id) ?? [],
       on,
-    );
-    return { ...invoice, customer };
-  });
+    ),
+  );
 }
 
 /** The invoice as stored, without its lines (404 for an invoice the account cannot see). */
