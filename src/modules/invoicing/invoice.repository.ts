@@ -1,11 +1,10 @@
-import { expressionBuilder, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { ExpressionBuilder, Insertable, Updateable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import { preparedQuery } from '../../storage/prepared.ts';
 import { isPostgres } from '../../storage/columns.ts';
 import type { Page } from '../../core/paging.ts';
 import type { PlainDate } from '../../core/calendar.ts';
-import type { CustomerOfRow, CustomerPick } from '../customers/index.ts';
 import type { Database } from '../../storage/schema.ts';
 import type { InvoiceChargesTable, InvoiceTaxesTable, InvoicesTable } from './tables.ts';
 import type {
@@ -136,15 +135,6 @@ const invoicesByIds = preparedQuery((db, accountId: number, invoiceIds: readonly
     .where('id', 'in', invoiceIds)
     .orderBy('id'),
 );
-
-/** The customers of these invoices, as a query of their ids: the customers module reads them by it (CustomerPick). */
-export const customersOfInvoices: CustomerPick = (accountId, invoiceIds) =>
-  expressionBuilder<Database, never>()
-    .selectFrom('invoices')
-    .select('customer_id')
-    .where('account_id', '=', accountId)
-    .where('id', 'in', invoiceIds)
-    .$asScalar();
 
 export async function findInvoices(
   db: Db,
@@ -404,28 +394,6 @@ export async function countInvoicesUsingPaymentMethod(
     .where('customer_payment_method_id', '=', paymentMethodId)
     .executeTakeFirstOrThrow();
   return Number(row.n);
-}
-
-/**
- * The Balance of the customer's issued, not cancelled invoices in its currency, summed (null when it has none): a
- * scalar subquery correlated with the customer's row. Each invoice's Balance is modules/invoicing/invoiceMath.ts's
- * invoiceBalances: Total − PaidActual − NegativeAdjs − PaidPending. Invoices in another currency are left out:
- * they cannot be added without a rate.
- * NOTE: PostgreSQL's sum(bigint) is numeric (read as text); SQLite's is an integer.
- */
-export function issuedInvoicesBalanceOf(customer: CustomerOfRow) {
-  return expressionBuilder<Database, never>()
-    .selectFrom('invoices')
-    .select(
-      sql<
-        number | string | null
-      >`sum(total_minor - paid_actual_minor - negative_adjs_minor - paid_pending_minor)`.as('balance'),
-    )
-    .where('account_id', '=', customer.accountId)
-    .where('customer_id', '=', customer.id)
-    .where('currency_code', '=', customer.currencyCode)
-    .where('is_draft', '=', false)
-    .where('is_cancelled', '=', false);
 }
 
 // The ledger's access: invoices as allocation targets.

@@ -10,8 +10,8 @@ import * as repo from './invoice.repository.ts';
 import { addToInvoicesMoneyColumn, taxedTotalsOf } from './invoiceMoney.repository.ts';
 import type { TaxedTotalRow } from './invoiceMoney.repository.ts';
 
-/** The ledger's part of a customer's Balance that its invoices owe (invoice.repository.ts, issuedInvoicesBalanceOf). */
-export const { issuedInvoicesBalanceOf } = repo;
+/** The ledger's part of a customer's Balance that its invoices owe (invoiceCustomers.repository.ts). */
+export { issuedInvoicesBalanceOf } from './invoiceCustomers.repository.ts';
 
 export type InvoiceMoneyColumn = repo.InvoiceMoneyColumn;
 

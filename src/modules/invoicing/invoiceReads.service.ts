@@ -29,8 +29,8 @@ async function assembleInvoices(ctx: ServiceContext, records: InvoiceRecord[]): 
   return invoicesFromParts(ctx, { records, charges, taxes }, customers);
 }
 
-/** The customers of invoices picked by their ids, for the customers module's read (invoice.repository.ts). */
-export const { customersOfInvoices } = repo;
+/** The customers of invoices picked by their ids, for the customers module's read (invoiceCustomers.repository.ts). */
+export { customersOfInvoices } from './invoiceCustomers.repository.ts';
 
 /** Invoices as stored, their customers left to the caller: invoicePartsByIds. */
 export interface InvoiceParts {
