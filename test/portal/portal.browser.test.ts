@@ -137,7 +137,7 @@ describe('the customer portal in a browser', () => {
     await expect.poll(() => page.locator('h1').innerText()).toBe('Grace Hopper');
     await context.close();
     // A whole walk through the portal in Chromium: twenty seconds on a quiet machine, more when loaded.
-  }, 90_000);
+  });
 
   it('is usable 320 pixels wide', async () => {
     const login = await customerWithLogin();

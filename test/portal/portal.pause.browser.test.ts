@@ -100,5 +100,5 @@ describe('pausing in a browser', () => {
     await expectAccessible(page, 'pause limit reached');
     await shot(page, 'pause-limit');
     await context.close();
-  }, 90_000);
+  });
 });

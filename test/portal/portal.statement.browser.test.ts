@@ -128,7 +128,7 @@ describe('the statement and payments in a browser', () => {
     await page.emulateMedia({ colorScheme: 'dark' });
     await shot(page, 'payments-dark');
     await context.close();
-  }, 90_000);
+  });
 
   it('lists the credit notes and downloads one as a PDF through the portal', async () => {
     const login = await customerWithLogin();

@@ -112,5 +112,5 @@ describe('cancel with a way to stay, in a browser', () => {
     ]);
     await expectAccessible(page, 'cancelled anyway');
     await context.close();
-  }, 90_000);
+  });
 });
