@@ -22,8 +22,8 @@ const BROWSER = 'test/**/*.browser.test.ts';
 /**
  * Other files whose subject is the same over either database, run once (CONTRIBUTING.md, "How long the suite
  * takes"): each database's own behaviour under them is covered twice by the API tests. They are about the command
- * line's text and arguments, the portal's sign-in (scrypt at its full cost, throttles held in the process), the log's
- * lines and the /docs page. They run on SQLite, where such a file took about half as long as on PostgreSQL.
+ * line's text and arguments, the portal's sign-in (throttles held in the process; scrypt at its full cost in
+ * portal.signInCost), the log's lines and the /docs page. They run on SQLite, where such a file took about half as long as on PostgreSQL.
  */
 const ONCE = [
   'test/platform/cli.gateway.test.ts',
@@ -32,6 +32,7 @@ const ONCE = [
   'test/platform/docs.page.test.ts',
   'test/platform/hardening.logs.test.ts',
   'test/portal/portal.signIn.test.ts',
+  'test/portal/portal.signInCost.test.ts',
 ];
 
 const dialectProject = (dialect: 'sqlite' | 'postgres') => ({

@@ -10,6 +10,7 @@ import type { MoneyTurnSettings } from './config.ts';
 import { contextFor, serviceMemory } from './context.ts';
 import { pauseRateRefusals } from './http/pageRateLimit.ts';
 import type { ServiceContext, ServiceMemory, WebhookRules, WebhookSender } from './context.ts';
+import type { PasswordHashing } from './security/passwords.ts';
 import type { SecretBox } from './security/secretBox.ts';
 import type { Storage } from './storage/database.ts';
 import { modulePorts } from './modulePorts.ts';
@@ -134,6 +135,8 @@ export interface AppDeps {
   memory?: ServiceMemory;
   /** The service's webhook settings (ServiceContext.webhookRules); the defaults unless given. */
   webhookRules?: WebhookRules;
+  /** The service's password hashing (ServiceContext.passwordHashing); the default cost unless given. */
+  passwordHashing?: PasswordHashing;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,64}$/;
@@ -346,6 +349,7 @@ function requestContexts(deps: AppDeps): RequestContexts {
         documents: deps.documents,
         usageStorage,
         webhookRules: deps.webhookRules,
+        passwordHashing: deps.passwordHashing,
         ports,
         memory,
         providerFetch: deps.providerFetch,

@@ -1,6 +1,7 @@
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { PASSWORD_COST_LOG2, PASSWORD_COST_LOG2_MAX, PASSWORD_COST_LOG2_MIN } from './security/passwords.ts';
 
 /** PostgreSQL's connection pool in each process (docs/operations.md, "Fairness under load"). */
 export interface PoolSettings {
@@ -122,6 +123,12 @@ export interface Config {
    * that bills real customers; `billing doctor` reports it.
    */
   testGatewayOnLiveAccounts: boolean;
+  /**
+   * PASSWORD_COST: log2 of scrypt's N for the portal's password hashes, the API's being a quarter of it
+   * (security/passwords.ts). Below the default only for the service's own tests, where a sign-in at OWASP's cost
+   * spent seconds of a core; `billing doctor` reports it.
+   */
+  passwordCostLog2: number;
   moneyTurns: MoneyTurnSettings;
   documents: DocumentSettings;
 }
@@ -269,6 +276,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authFailuresPerMinute: integerSetting(env, 'AUTH_FAILURES_PER_MINUTE', 30, 1, 1_000_000),
     webhookAllowHttp: booleanSetting(env, 'WEBHOOK_ALLOW_HTTP', false),
     testGatewayOnLiveAccounts: booleanSetting(env, 'TEST_GATEWAY_ON_LIVE_ACCOUNTS', false),
+    passwordCostLog2: integerSetting(
+      env,
+      'PASSWORD_COST',
+      PASSWORD_COST_LOG2,
+      PASSWORD_COST_LOG2_MIN,
+      PASSWORD_COST_LOG2_MAX,
+    ),
     webhookAllowedPrivateHosts: addressListSetting(env, 'WEBHOOK_ALLOWED_PRIVATE_HOSTS'),
     webhookTimeoutMs: integerSetting(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 120_000),
     webhookMaxInFlightPerEndpoint: integerSetting(env, 'WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT', 10, 1, 1000),

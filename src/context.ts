@@ -6,6 +6,7 @@ import { dateAt } from './core/calendar.ts';
 import type { PlainDate } from './core/calendar.ts';
 import type { StatementPeriod } from './core/periods.ts';
 import type { DocumentFor, DocumentRenderer } from './pdf/documentPool.ts';
+import type { PasswordHashing } from './security/passwords.ts';
 import type { SecretBox } from './security/secretBox.ts';
 import type { Db } from './storage/database.ts';
 import { sentTogether } from './storage/sentTogether.ts';
@@ -216,6 +217,8 @@ export interface ServiceContext {
   usageStorage?: UsageStorageCap;
   /** The service's webhook settings, from its configuration; absent: the defaults (events module, `webhookRulesOf`). */
   webhookRules?: WebhookRules;
+  /** The service's password hashing at its configured cost; absent: the default (security/passwords.ts). */
+  passwordHashing?: PasswordHashing;
   /** The answers of higher modules to lower ones' questions, made once by the composition root. */
   ports: Ports;
   /** What the service keeps in memory for its own work while it runs: its own, never another service's. */
@@ -307,6 +310,7 @@ export interface ContextDeps {
   documents?: DocumentRenderer;
   usageStorage?: UsageStorageCap;
   webhookRules?: WebhookRules;
+  passwordHashing?: PasswordHashing;
   ports: Ports;
   /** The service's memory; absent: the context gets one of its own (a command, a benchmark). */
   memory?: ServiceMemory;
@@ -339,6 +343,7 @@ export function contextFor(deps: ContextDeps, account: Account): ServiceContext 
     ...(deps.documents ? { documents: deps.documents } : {}),
     ...(deps.usageStorage ? { usageStorage: deps.usageStorage } : {}),
     ...(deps.webhookRules ? { webhookRules: deps.webhookRules } : {}),
+    ...(deps.passwordHashing ? { passwordHashing: deps.passwordHashing } : {}),
     ...(deps.providerFetch ? { providerFetch: deps.providerFetch } : {}),
     ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}),
     ...(deps.actor ? { actor: deps.actor } : {}),

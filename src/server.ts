@@ -33,6 +33,7 @@ import { smtpTransport, startMailWorker } from './modules/mail/index.ts';
 import type { MailTransport, MailWorker } from './modules/mail/index.ts';
 import { prepareMonthPartitions } from './modules/usage/index.ts';
 import { DocumentPool } from './pdf/documentPool.ts';
+import { passwordHashing } from './security/passwords.ts';
 import { createSecretBox, loadEncryptionKey } from './security/secretBox.ts';
 import type { SecretBox } from './security/secretBox.ts';
 import { openStorage } from './storage/database.ts';
@@ -192,6 +193,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       usageStorageBytesPerAccount: config.usageStorageBytesPerAccount,
       memory: started.memory,
       webhookRules: rules,
+      passwordHashing: passwordHashing(config.passwordCostLog2),
       ...(options.providerFetch ? { providerFetch: options.providerFetch } : {}),
     }));
     await app.listen({ port: config.port, host: config.host });

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import { contextFor } from '../context.ts';
+import { PASSWORD_COST_LOG2 } from '../security/passwords.ts';
 import type { Ports, ServiceContext } from '../context.ts';
 import { getAccount, getSellerDetails, listAccountIds } from '../modules/auth/index.ts';
 import type { Account } from '../modules/auth/index.ts';
@@ -19,7 +20,13 @@ export interface DoctorDeps {
   db: Db;
   config: Pick<
     Config,
-    'publicUrl' | 'smtpUrl' | 'mailFrom' | 'encryptionKey' | 'billingIntervalMs' | 'testGatewayOnLiveAccounts'
+    | 'publicUrl'
+    | 'smtpUrl'
+    | 'mailFrom'
+    | 'encryptionKey'
+    | 'billingIntervalMs'
+    | 'testGatewayOnLiveAccounts'
+    | 'passwordCostLog2'
   >;
   clock: Clock;
   wallClock: Clock;
@@ -101,6 +108,12 @@ function deploymentProblems(config: DoctorDeps['config'], options: DoctorOptions
     missing.push(
       'TEST_GATEWAY_ON_LIVE_ACCOUNTS is true: live accounts may collect through the built-in test gateway, which ' +
         'moves no money (docs/gateways.md, "Live means live"). Unset it where real customers are billed.',
+    );
+  }
+  if (config.passwordCostLog2 < PASSWORD_COST_LOG2) {
+    missing.push(
+      `PASSWORD_COST is ${config.passwordCostLog2}: portal passwords are hashed below OWASP's scrypt cost ` +
+        `(${PASSWORD_COST_LOG2}), which only the service's own tests should do. Unset it.`,
     );
   }
   if (config.billingIntervalMs === 0 && !options.billedByCron) {

@@ -8,45 +8,78 @@ const scrypt = promisify(crypto.scrypt) as (
   options: crypto.ScryptOptions,
 ) => Promise<Buffer>;
 
-// scrypt with N=2^15, r=8, p=1: about 32 MiB and tens of milliseconds per hash on a small machine, so a contact
-// edit stays quick while guessing stays costly. The parameters travel with each hash, so they can grow later.
-const N = 32768;
 /**
- * The portal's cost, OWASP's for scrypt (N=2^17, r=8, p=1: 128 MiB; docs/design/portal.md, "Sign-in"): a contact's
- * password is rehashed at it when the contact signs in or changes it in the portal.
+ * The portal's cost by default, OWASP's for scrypt (N=2^17, r=8, p=1: 128 MiB; docs/design/portal.md, "Sign-in"): a
+ * contact's password is rehashed at it when the contact signs in or changes it in the portal. The API's hashes cost
+ * a quarter of it (2^15: about 32 MiB and tens of milliseconds on a small machine), so a contact edit stays quick
+ * while guessing stays costly. The parameters travel with each hash, so they can grow later.
  */
-const STRONG_N = 131072;
+export const PASSWORD_COST_LOG2 = 17;
+/** PASSWORD_COST's range (docs/operations.md): 2^12 is 4 MiB, for tests; 2^18 is 256 MiB. */
+export const PASSWORD_COST_LOG2_MIN = 12;
+export const PASSWORD_COST_LOG2_MAX = 18;
 const R = 8;
 const P = 1;
 const KEY_LENGTH = 32;
 /** Above what the strongest hash needs (128 × N × r bytes). */
-const MAX_MEMORY = 256 * 1024 * 1024;
+const MAX_MEMORY = 2 * 128 * R * 2 ** PASSWORD_COST_LOG2_MAX;
 
 /** `standard` for passwords the API sets; `strong` where a person waits once for it (portal sign-in). */
 export type PasswordCost = 'standard' | 'strong';
 
-export async function hashPassword(password: string, cost: PasswordCost = 'standard'): Promise<string> {
-  const n = cost === 'strong' ? STRONG_N : N;
+/**
+ * A service's password hashing at its configured cost (PASSWORD_COST; ServiceContext.passwordHashing): the portal's
+ * N and the API's, a quarter of it.
+ */
+export interface PasswordHashing {
+  hash(password: string, cost?: PasswordCost): Promise<string>;
+  /** Whether a stored hash is weaker than the portal's cost (made before it, or by the API), so worth rehashing. */
+  needsStrongerHash(stored: string): boolean;
+  /**
+   * A hash of no one's password, at the portal's cost: a sign-in for a username that does not exist verifies
+   * against it, so it takes as long as one that does (docs/design/portal.md, "Sign-in").
+   */
+  dummyHash(): Promise<string>;
+  /**
+   * verifyPassword, then, for a hash cheaper than the portal's cost, the difference spent on verifications against
+   * dummy hashes (scrypt's time grows with N, so 2^15 + 2^16 + 2^15 take as long as 2^17): every check takes about
+   * as long as one at the portal's cost, so a contact whose hash the API made at N=2^15 cannot be told by its timing
+   * from a missing user checked against the N=2^17 dummy (docs/design/portal.md, "Sign-in").
+   */
+  verifyAtPortalCost(password: string, stored: string): Promise<boolean>;
+}
+
+/** Password hashing whose portal hashes have N = 2^`costLog2`. */
+export function passwordHashing(costLog2: number = PASSWORD_COST_LOG2): PasswordHashing {
+  const strongN = 2 ** costLog2;
+  const standardN = 2 ** (costLog2 - 2);
+  return {
+    hash: (password, cost = 'standard') => hashAt(password, cost === 'strong' ? strongN : standardN),
+    needsStrongerHash(stored) {
+      const [scheme, n, r, p] = stored.split('$');
+      return scheme !== 'scrypt' || Number(n) < strongN || Number(r) < R || Number(p) < P;
+    },
+    dummyHash: () => dummyHashAt(strongN),
+    async verifyAtPortalCost(password, stored) {
+      const matches = await verifyPassword(password, stored);
+      for (const n of topUpCosts(hashCost(stored), strongN))
+        await verifyPassword(password, await dummyHashAt(n));
+      return matches;
+    },
+  };
+}
+
+/** The hashing of a service with PASSWORD_COST unset, and of a context made without one. */
+export const DEFAULT_PASSWORD_HASHING = passwordHashing();
+
+export function passwordHashingOf(holder: { passwordHashing?: PasswordHashing }): PasswordHashing {
+  return holder.passwordHashing ?? DEFAULT_PASSWORD_HASHING;
+}
+
+async function hashAt(password: string, n: number): Promise<string> {
   const salt = crypto.randomBytes(16);
   const hash = await scrypt(password, salt, KEY_LENGTH, { N: n, r: R, p: P, maxmem: MAX_MEMORY });
   return ['scrypt', n, R, P, salt.toString('base64'), hash.toString('base64')].join('$');
-}
-
-/** Whether a stored hash is weaker than the portal's cost (made before it, or by the API), so worth rehashing. */
-export function needsStrongerHash(stored: string): boolean {
-  const [scheme, n, r, p] = stored.split('$');
-  return scheme !== 'scrypt' || Number(n) < STRONG_N || Number(r) < R || Number(p) < P;
-}
-
-let dummy: Promise<string> | undefined;
-
-/**
- * A hash of no one's password, at the portal's cost: a sign-in for a username that does not exist verifies
- * against it, so it takes as long as one that does (docs/design/portal.md, "Sign-in").
- */
-export function dummyPasswordHash(): Promise<string> {
-  dummy ??= hashPassword(crypto.randomBytes(16).toString('base64'), 'strong');
-  return dummy;
 }
 
 /** The scrypt cost N a stored hash was made at; 0 for a hash this service cannot read. */
@@ -55,42 +88,24 @@ export function hashCost(stored: string): number {
   return scheme === 'scrypt' && /^\d{1,7}$/.test(n ?? '') ? Number(n) : 0;
 }
 
+/** Hashes of no one's password, one per cost N, made once per process: they hold nothing of any service. */
 const dummies = new Map<number, Promise<string>>();
-/** A hash of no one's password at cost `n`, made once per process. */
 function dummyHashAt(n: number): Promise<string> {
   let dummy = dummies.get(n);
   if (!dummy) {
-    const salt = crypto.randomBytes(16);
-    dummy = scrypt(crypto.randomBytes(16).toString('base64'), salt, KEY_LENGTH, {
-      N: n,
-      r: R,
-      p: P,
-      maxmem: MAX_MEMORY,
-    }).then((hash) => ['scrypt', n, R, P, salt.toString('base64'), hash.toString('base64')].join('$'));
+    dummy = hashAt(crypto.randomBytes(16).toString('base64'), n);
     dummies.set(n, dummy);
   }
   return dummy;
 }
 
 /**
- * verifyPassword, then, for a hash cheaper than the portal's cost, the difference spent on verifications against
- * dummy hashes (scrypt's time grows with N, so 2^15 + 2^16 + 2^15 take as long as 2^17): every check takes about
- * as long as one at the portal's cost, so a contact whose hash the API made at N=2^15 cannot be told by its timing
- * from a missing user checked against the N=2^17 dummy (docs/design/portal.md, "Sign-in").
+ * The costs of the dummy checks that bring a check at cost `storedN` up to one at the portal's `strongN`: powers of
+ * two, largest first, below 2^10 left out (too small to tell apart).
  */
-export async function verifyPasswordAtPortalCost(password: string, stored: string): Promise<boolean> {
-  const matches = await verifyPassword(password, stored);
-  for (const n of topUpCosts(hashCost(stored))) await verifyPassword(password, await dummyHashAt(n));
-  return matches;
-}
-
-/**
- * The costs of the dummy checks that bring a check at cost `storedN` up to one at the portal's: powers of two,
- * largest first, below 2^10 left out (too small to tell apart).
- */
-export function topUpCosts(storedN: number): number[] {
+export function topUpCosts(storedN: number, strongN: number): number[] {
   const costs: number[] = [];
-  let remaining = STRONG_N - Math.min(storedN, STRONG_N);
+  let remaining = strongN - Math.min(storedN, strongN);
   while (remaining >= 1024) {
     const n = 2 ** Math.floor(Math.log2(remaining));
     costs.push(n);

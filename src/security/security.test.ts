@@ -2,8 +2,10 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import crypto from 'node:crypto';
 import {
+  DEFAULT_PASSWORD_HASHING,
   generatePassword,
-  hashPassword,
+  hashCost,
+  passwordHashing,
   passwordPolicyProblem,
   topUpCosts,
   verifyPassword,
@@ -12,6 +14,7 @@ import { createSecretBox } from './secretBox.ts';
 
 describe('passwords', () => {
   it('hashes with scrypt and a salt, and verifies only the right password', async () => {
+    const hashPassword = (password: string) => DEFAULT_PASSWORD_HASHING.hash(password);
     const hash = await hashPassword('secret123');
     expect(hash).toMatch(/^scrypt\$32768\$8\$1\$/);
     expect(hash).not.toContain('secret123');
@@ -43,15 +46,30 @@ describe('passwords', () => {
 describe("checking a password at the portal's cost", () => {
   it('tops a cheaper hash up to exactly the N=2^17 a missing user is checked against', () => {
     // The API's hashes: 2^15, then 2^16 + 2^15 of dummies: 32768 + 65536 + 32768 = 131072.
-    expect(topUpCosts(2 ** 15)).toEqual([2 ** 16, 2 ** 15]);
-    expect(topUpCosts(2 ** 17)).toEqual([]);
-    expect(topUpCosts(2 ** 20)).toEqual([]);
+    expect(topUpCosts(2 ** 15, 2 ** 17)).toEqual([2 ** 16, 2 ** 15]);
+    expect(topUpCosts(2 ** 17, 2 ** 17)).toEqual([]);
+    expect(topUpCosts(2 ** 20, 2 ** 17)).toEqual([]);
     fc.assert(
-      fc.property(fc.integer({ min: 10, max: 17 }), (log2) => {
-        const total = 2 ** log2 + topUpCosts(2 ** log2).reduce((sum, n) => sum + n, 0);
-        expect(total).toBe(2 ** 17);
+      fc.property(fc.integer({ min: 10, max: 18 }), fc.integer({ min: 10, max: 18 }), (stored, strong) => {
+        const total = 2 ** stored + topUpCosts(2 ** stored, 2 ** strong).reduce((sum, n) => sum + n, 0);
+        expect(total).toBe(Math.max(2 ** stored, 2 ** strong));
       }),
     );
+  });
+
+  it('hashes at the configured cost: the portal at 2^cost, the API at a quarter, rehashing what is weaker', async () => {
+    const hashing = passwordHashing(12);
+    const api = await hashing.hash('secret123');
+    const portal = await hashing.hash('secret123', 'strong');
+    expect([hashCost(api), hashCost(portal), hashCost(await hashing.dummyHash())]).toEqual([
+      1024, 4096, 4096,
+    ]);
+    expect([hashing.needsStrongerHash(api), hashing.needsStrongerHash(portal)]).toEqual([true, false]);
+    // A hash made at the default cost is stronger than this service's, and a service at the default rehashes this one.
+    expect(hashing.needsStrongerHash(await DEFAULT_PASSWORD_HASHING.hash('secret123'))).toBe(false);
+    expect(DEFAULT_PASSWORD_HASHING.needsStrongerHash(portal)).toBe(true);
+    expect(await hashing.verifyAtPortalCost('secret123', api)).toBe(true);
+    expect(await hashing.verifyAtPortalCost('secret124', portal)).toBe(false);
   });
 });
 

@@ -437,13 +437,14 @@ describe('billing doctor', () => {
     expect(doctor.code, doctor.stderr).toBe(1);
     const lines = doctor.stdout.trim().split('\n');
     // t.env lets live accounts use the test gateway, as the service's tests do: a staging deployment.
-    expect(lines[0]).toBe('8 item(s) missing:');
+    expect(lines[0]).toBe('9 item(s) missing:');
     expect(lines.slice(1)).toEqual([
       expect.stringMatching(/^- PUBLIC_URL is not set/),
       expect.stringMatching(/^- SMTP_URL is not set/),
       expect.stringMatching(/^- MAIL_FROM is billing@localhost/),
       expect.stringMatching(/^- ENCRYPTION_KEY is not set: .* encryption.key in DATA_DIR/),
       expect.stringMatching(/^- TEST_GATEWAY_ON_LIVE_ACCOUNTS is true: .* moves no money/),
+      expect.stringMatching(/^- PASSWORD_COST is 12: .* below OWASP's scrypt cost \(17\)/),
       expect.stringMatching(/^- BILLING_INTERVAL_MS is 0: .*billing run/),
       expect.stringMatching(
         new RegExp(`^- Account ${madeBare.liveAccountID} \\(Bare Books\\).* primary gateway`),
@@ -478,6 +479,7 @@ describe('billing doctor', () => {
         encryptionKey: Buffer.alloc(32, 7).toString('base64'),
         billingIntervalMs: 60_000,
         testGatewayOnLiveAccounts: false,
+        passwordCostLog2: 17,
       };
       const balanceChecks = sim.requests.filter((r) => r.path === '/balance').length;
       expect(

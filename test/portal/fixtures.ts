@@ -26,7 +26,8 @@ export let smtp: SmtpReceiver;
 
 let slugs = 0;
 
-export function usePortalService(): void {
+/** The file's service with a portal; `env` adds to the service's settings. */
+export function usePortalService(env: Record<string, string> = {}): void {
   beforeAll(() => {
     clock.set(START);
     wallClock.offsetMs = 0;
@@ -34,6 +35,7 @@ export function usePortalService(): void {
   t = useTestService({
     clock,
     wallClock,
+    env,
     smtp: true,
     secondAccount: true,
     seed: (started) => ok(started, 'PUT', '/v1/account', { PortalSlug: `acme-${process.pid}-${++slugs}` }),

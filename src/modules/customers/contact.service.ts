@@ -5,7 +5,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import type { Page } from '../../core/paging.ts';
 import { isEmailAddress, optionalText } from '../../core/text.ts';
-import { generatePassword, hashPassword, passwordPolicyProblem } from '../../security/passwords.ts';
+import { generatePassword, passwordHashingOf, passwordPolicyProblem } from '../../security/passwords.ts';
 import { isUniqueViolation } from '../../storage/database.ts';
 import { emitEvent, emitEvents, snapshotResource } from '../events/index.ts';
 import type { EventToEmit } from '../events/index.ts';
@@ -193,7 +193,7 @@ export async function createContact(
       ? { given }
       : { generate: () => generateUsername(ctx, fields.name, fields.lastName, fields.email) };
   const password = givenPassword(input.password) ?? (isActive ? generatePassword() : null);
-  const passwordHash = password ? await hashPassword(password) : null;
+  const passwordHash = password ? await passwordHashingOf(ctx).hash(password) : null;
   // Read before the transaction: the mail is written inside it, and SQLite has one connection.
   const seller = await documentSeller(ctx);
 
@@ -266,7 +266,7 @@ export async function editContact(
   const needsPassword =
     input.changePassword || !(await repo.contactHasPassword(ctx.db, ctx.account.id, contactId));
   if (!password && isActive && needsPassword) password = generatePassword();
-  const passwordHash = password ? await hashPassword(password) : undefined;
+  const passwordHash = password ? await passwordHashingOf(ctx).hash(password) : undefined;
   const seller = await documentSeller(ctx);
 
   const credentialsChanged = await writeWithUsername(usernameChoice, (username) =>

@@ -2,7 +2,7 @@ import { inTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, ValidationError } from '../../errors.ts';
 import { isCommonPassword } from '../../security/commonPasswords.ts';
-import { PORTAL_PASSWORD_MAX, hashPassword, passwordPolicyProblem } from '../../security/passwords.ts';
+import { PORTAL_PASSWORD_MAX, passwordHashingOf, passwordPolicyProblem } from '../../security/passwords.ts';
 import { emitEvent } from '../events/index.ts';
 import * as repo from './contact.repository.ts';
 import type { ContactCredentials } from './contact.repository.ts';
@@ -66,7 +66,7 @@ export async function setContactPassword(
       : undefined) ??
     (isCommonPassword(password) ? 'is one of the most common passwords: choose another' : undefined);
   if (problem) throw ValidationError.field('Password', problem);
-  const hash = await hashPassword(password, 'strong');
+  const hash = await passwordHashingOf(ctx).hash(password, 'strong');
   await ctx.db.transaction().execute(async (trx) => {
     if (!(await repo.replacePasswordHash(trx, ctx.account.id, contactId, from, hash))) {
       throw new ConflictError('password_changed', 'The password was changed meanwhile');

@@ -2,12 +2,8 @@ import { withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { NotFoundError, ValidationError } from '../../errors.ts';
 import { addressKey } from '../../http/clientAddress.ts';
-import {
-  dummyPasswordHash,
-  hashPassword,
-  needsStrongerHash,
-  verifyPasswordAtPortalCost,
-} from '../../security/passwords.ts';
+import { passwordHashingOf } from '../../security/passwords.ts';
+import type { PasswordHashing } from '../../security/passwords.ts';
 import { documentSeller, sellerLines, mailSenderName } from '../auth/index.ts';
 import type { DocumentSeller } from '../auth/index.ts';
 import {
@@ -225,11 +221,12 @@ export function passwordCheckSlots(): VerificationSlots {
 
 /**
  * A password check that may run: at most CONCURRENT_VERIFICATIONS at once in the service's `slots`, each costing 128 MiB
- * and a core for a fraction of a second; when they are all running it waits for its account's turn (a few of an
+ * (at the default PASSWORD_COST) and a core for a fraction of a second; when they are all running it waits for its account's turn (a few of an
  * account's checks wait, in turn with other accounts'); 'busy' beyond that, rather than queueing guesses.
  */
 async function verifyInTurn(
   slots: VerificationSlots,
+  hashing: PasswordHashing,
   accountId: number,
   password: string,
   stored: string,
@@ -237,7 +234,7 @@ async function verifyInTurn(
   const release = await slots.acquire(accountId);
   if (release === 'busy') return 'busy';
   try {
-    return await verifyPasswordAtPortalCost(password, stored);
+    return await hashing.verifyAtPortalCost(password, stored);
   } finally {
     release();
   }
@@ -333,7 +330,13 @@ async function guardedCheck(
     }
     forgetCheck = counted.forget;
   }
-  const matches = await verifyInTurn(slots, ctx.account.id, input.password, input.stored);
+  const matches = await verifyInTurn(
+    slots,
+    passwordHashingOf(ctx),
+    ctx.account.id,
+    input.password,
+    input.stored,
+  );
   if (matches === 'busy') {
     // Nothing was checked, so nothing counts: a busy process must not use up a contact's checks.
     await repo.deleteAttempt(ctx.db, attemptId);
@@ -357,7 +360,8 @@ export async function signIn(
 ): Promise<SignInResult> {
   const key = usernameKey(input.username);
   const contact = key ? await findContactByUsername(ctx, input.username.trim()) : undefined;
-  const stored = contact?.passwordHash ?? (await dummyPasswordHash());
+  const hashing = passwordHashingOf(ctx);
+  const stored = contact?.passwordHash ?? (await hashing.dummyHash());
   const check = await guardedCheck(ctx, slots, {
     key,
     clientAddress: input.clientAddress,
@@ -373,8 +377,8 @@ export async function signIn(
   await repo.deleteAttempt(ctx.db, check.attemptId);
   await repo.clearFailuresOfPair(ctx.db, ctx.account.id, key, addressKey(input.clientAddress));
   let hash = contact.passwordHash;
-  if (needsStrongerHash(hash)) {
-    const stronger = await hashPassword(input.password, 'strong');
+  if (hashing.needsStrongerHash(hash)) {
+    const stronger = await hashing.hash(input.password, 'strong');
     if (await rehashContactPassword(ctx, contact.id, hash, stronger)) {
       await repo.remarkSessions(ctx.db, ctx.account.id, contact.id, sha256(hash), sha256(stronger));
       hash = stronger;
