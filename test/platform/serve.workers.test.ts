@@ -118,7 +118,10 @@ function accountAt(base: string, credentials: { accountId: number; apiKey: strin
   };
 }
 
-describe('billing serve --workers 2', () => {
+// Each test starts a cluster of three processes and stops it, some kill or replace one: seconds each, past the
+// default 30 s with the suite's other worker busy on a slow machine (two workers billing and mailing through real
+// SMTP took about 16 s alone).
+describe('billing serve --workers 2', { timeout: 90_000 }, () => {
   it('answers from two worker processes; a worker killed is replaced; SIGTERM stops them all with 0', async () => {
     const db = await newDatabase();
     const server = await startCluster(db);
@@ -195,8 +198,6 @@ describe('billing serve --workers 2', () => {
     });
   });
 
-  // Two worker processes bill and mail through real SMTP: about 16 s alone, past the default 30 s with the suite's
-  // other worker busy.
   it('bills each due subscription once and mails each invoice once, both workers running the bill run', async () => {
     const smtp = await startSmtpReceiver();
     try {
@@ -265,7 +266,7 @@ describe('billing serve --workers 2', () => {
     } finally {
       await smtp.close();
     }
-  }, 90_000);
+  });
 });
 
 describe('billing serve --workers N that cannot start', () => {
