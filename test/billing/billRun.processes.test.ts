@@ -110,14 +110,14 @@ describe('billing run', () => {
   });
 
   it('killed half-way leaves only whole invoices, and the next run completes the work', async () => {
-    // Daily from Jan 2 2026 through Jan 2 2029 (365 + 365 + 366 days): 1,097 periods each, 20 × 1,097 = 21,940
-    // invoices. A plan makes at most 400 invoices, so the run commits in three passes (400, 400, 297 each): the
-    // kill comes once the first commit shows, seconds before the last. On a loaded machine the scheduler can still
-    // let the run finish before this process sends the kill: such an attempt proves nothing and is made again,
-    // on a new account.
-    const expected = 20 * 1097;
+    // Daily from Jan 2 2026 through Jan 2 2029 (365 + 365 + 366 days): 1,097 periods each, 4 × 1,097 = 4,388
+    // invoices. A subscription catches up at most 400 periods a pass, so the run commits in three passes (400, 400,
+    // 297 each): the kill comes once the first commit shows, before the last. On a loaded machine the scheduler can
+    // still let the run finish before this process sends the kill: such an attempt proves nothing and is made
+    // again, on a new account.
+    const expected = 4 * 1097;
     for (let attempt = 1; ; attempt += 1) {
-      const as = await accountWithSubscriptions(20, {
+      const as = await accountWithSubscriptions(4, {
         chargePrice: 1,
         chargeTerm: 1,
         chargeTermType: 'days',
@@ -155,6 +155,6 @@ describe('billing run', () => {
       expectConsistent(done);
       return;
     }
-    // Up to three attempts of two CLI processes and 21,940 invoices each: longer than the default 30 s when loaded.
+    // Up to three attempts of two CLI processes and 4,388 invoices each: longer than the default 30 s when loaded.
   }, 400_000);
 });
