@@ -98,6 +98,7 @@ const migrations: Record<string, (secrets: MigrationSecrets) => Promise<Migratio
   '0079_keys_with_account': () => import('./migrations/0079_keys_with_account.ts'),
   '0080_time_event_keys': () => import('./migrations/0080_time_event_keys.ts'),
   '0081_credentials_version': () => import('./migrations/0081_credentials_version.ts'),
+  '0082_open_money_indexes': () => import('./migrations/0082_open_money_indexes.ts'),
 };
 
 /** The migrations, loaded; those that seal given the key. */
