@@ -13,19 +13,15 @@ if (!postgresUrl) {
 }
 
 /**
- * A page in a browser (`*.browser.test.ts`) is about what the page shows and does, the same over either database:
- * it runs once, on SQLite, in a project of its own for the time a test of it gets. Signing in, axe on each state in
- * both colour schemes and screenshots took a test past 30 s on a slow machine with the other worker busy.
- */
-const BROWSER = 'test/**/*.browser.test.ts';
-
-/**
- * Other files whose subject is the same over either database, run once (CONTRIBUTING.md, "How long the suite
- * takes"): each database's own behaviour under them is covered twice by the API tests. They are about the command
- * line's text and arguments, the portal's sign-in (throttles held in the process; scrypt at its full cost in
- * portal.signInCost), the log's lines and the /docs page. They run on SQLite, where such a file took about half as long as on PostgreSQL.
+ * Files whose subject is the same over either database, run once (CONTRIBUTING.md, "How long the suite takes"):
+ * each database's own behaviour under them is covered twice by the API tests. A page in a browser
+ * (`*.browser.test.ts`) is about what the page shows and does; these others are about the command line's text and
+ * arguments, the portal's sign-in (throttles held in the process; scrypt at its full cost in portal.signInCost), the
+ * log's lines and the /docs page. They run on SQLite, where such a file took about half as long as on PostgreSQL (a
+ * browser file about as long).
  */
 const ONCE = [
+  'test/**/*.browser.test.ts',
   'test/platform/cli.gateway.test.ts',
   'test/platform/cli.errors.test.ts',
   'test/platform/cli.help.test.ts',
@@ -41,23 +37,12 @@ const dialectProject = (dialect: 'sqlite' | 'postgres') => ({
     name: dialect,
     include: ['test/**/*.test.ts'],
     // A file of PostgreSQL's own behaviour (`*.postgres.test.ts`) runs in the postgres project only; a file of ONCE
-    // in the sqlite project only; a browser file in the browser project.
-    exclude: [BROWSER, ...(dialect === 'sqlite' ? ['test/**/*.postgres.test.ts'] : ONCE)],
+    // in the sqlite project only.
+    exclude: dialect === 'sqlite' ? ['test/**/*.postgres.test.ts'] : ONCE,
     env: { TEST_DIALECT: dialect },
     setupFiles: ['test/helpers/perFile.ts'],
   },
 });
-
-const browserProject = {
-  extends: true as const,
-  test: {
-    name: 'browser',
-    include: [BROWSER],
-    env: { TEST_DIALECT: 'sqlite' },
-    setupFiles: ['test/helpers/perFile.ts'],
-    testTimeout: 90_000,
-  },
-};
 
 // How long CI takes, and why these settings (CONTRIBUTING.md, "How long the suite takes"):
 // - isolate: false. A file's worker goes on to the next file with the modules it loaded (loading the service's
@@ -80,7 +65,6 @@ export default defineConfig({
         extends: true,
         test: { name: 'unit', include: ['src/**/*.test.ts', 'bench/**/*.test.ts', 'scripts/**/*.test.ts'] },
       },
-      browserProject,
       dialectProject('sqlite'),
       ...(postgresUrl ? [dialectProject('postgres')] : []),
     ],
