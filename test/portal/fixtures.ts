@@ -162,6 +162,16 @@ export async function invoicePayForm(client: PortalClient, invoiceId: number) {
   return hiddenFieldsOf(page.text, `${client.base}invoices/${invoiceId}/pay`);
 }
 
+/** scrypt's N of the contact's stored password hash, as the service stored it. */
+export async function storedHashCost(contactId: number): Promise<string> {
+  const { password_hash } = await t.service.storage.db
+    .selectFrom('customer_contacts')
+    .select('password_hash')
+    .where('id', '=', contactId)
+    .executeTakeFirstOrThrow();
+  return password_hash!.split('$')[1]!;
+}
+
 /** The customer's payments, as the API lists them. */
 export const paymentsOf = (customerId: number) =>
   ok(t, 'GET', `/v1/customers/${customerId}/payments`) as Promise<any[]>;
