@@ -220,9 +220,10 @@ export function passwordCheckSlots(): VerificationSlots {
 }
 
 /**
- * A password check that may run: at most CONCURRENT_VERIFICATIONS at once in the service's `slots`, each costing 128 MiB
- * (at the default PASSWORD_COST) and a core for a fraction of a second; when they are all running it waits for its account's turn (a few of an
- * account's checks wait, in turn with other accounts'); 'busy' beyond that, rather than queueing guesses.
+ * A password check that may run: at most CONCURRENT_VERIFICATIONS at once in the service's `slots`, each costing
+ * 128 MiB (at the default PASSWORD_COST) and a core for a fraction of a second; when they are all running it waits
+ * for its account's turn (a few of an account's checks wait, in turn with other accounts'); 'busy' beyond that,
+ * rather than queueing guesses.
  */
 async function verifyInTurn(
   slots: VerificationSlots,
