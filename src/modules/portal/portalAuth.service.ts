@@ -3,7 +3,6 @@ import type { ServiceContext } from '../../context.ts';
 import { NotFoundError, ValidationError } from '../../errors.ts';
 import { addressKey } from '../../http/clientAddress.ts';
 import { passwordHashingOf } from '../../security/passwords.ts';
-import type { PasswordHashing } from '../../security/passwords.ts';
 import { documentSeller, sellerLines, mailSenderName } from '../auth/index.ts';
 import type { DocumentSeller } from '../auth/index.ts';
 import {
@@ -226,16 +225,15 @@ export function passwordCheckSlots(): VerificationSlots {
  * rather than queueing guesses.
  */
 async function verifyInTurn(
+  ctx: ServiceContext,
   slots: VerificationSlots,
-  hashing: PasswordHashing,
-  accountId: number,
   password: string,
   stored: string,
 ): Promise<boolean | 'busy'> {
-  const release = await slots.acquire(accountId);
+  const release = await slots.acquire(ctx.account.id);
   if (release === 'busy') return 'busy';
   try {
-    return await hashing.verifyAtPortalCost(password, stored);
+    return await passwordHashingOf(ctx).verifyAtPortalCost(password, stored);
   } finally {
     release();
   }
@@ -331,13 +329,7 @@ async function guardedCheck(
     }
     forgetCheck = counted.forget;
   }
-  const matches = await verifyInTurn(
-    slots,
-    passwordHashingOf(ctx),
-    ctx.account.id,
-    input.password,
-    input.stored,
-  );
+  const matches = await verifyInTurn(ctx, slots, input.password, input.stored);
   if (matches === 'busy') {
     // Nothing was checked, so nothing counts: a busy process must not use up a contact's checks.
     await repo.deleteAttempt(ctx.db, attemptId);
