@@ -4,21 +4,35 @@ import Fastify from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InFlight, trackRequests } from './inflight.ts';
 
-/** A server whose one route waits for the test to let it answer, its requests tracked. */
-async function gatedServer() {
+/** Lets the test hold a step of the request's work and see when it has started. */
+function heldStep() {
+  let started!: () => void;
+  const reached = new Promise<void>((resolve) => (started = resolve));
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { reached, open, pass: () => (started(), opened) };
+}
+
+/**
+ * A server whose one route waits for the test to let it answer, its requests tracked. With `hook`, a preHandler hook
+ * waits first and then lets the request through, or refuses it with a 401.
+ */
+async function gatedServer(hook?: { outcome: 'pass' | 'refuse' }) {
   const inflight = new InFlight();
   const app = Fastify();
   trackRequests(app, inflight);
-  let started!: () => void;
-  const handlerStarted = new Promise<void>((resolve) => (started = resolve));
-  let open!: () => void;
-  const gate = new Promise<void>((resolve) => (open = resolve));
+  const hookGate = heldStep();
+  if (hook)
+    app.addHook('preHandler', async (_request, reply) => {
+      await hookGate.pass();
+      if (hook.outcome === 'refuse') return reply.code(401).send({ refused: true });
+    });
+  const handlerGate = heldStep();
   let settled!: () => void;
   const handlerSettled = new Promise<void>((resolve) => (settled = resolve));
   app.post('/slow', async () => {
-    started();
     try {
-      await gate;
+      await handlerGate.pass();
       return { ok: true };
     } finally {
       setImmediate(settled);
@@ -30,7 +44,16 @@ async function gatedServer() {
     app.server.once('connection', (socket) => socket.once('close', () => resolve())),
   );
   const { port } = app.server.address() as AddressInfo;
-  return { app, inflight, port, handlerStarted, open, handlerSettled, connectionClosed };
+  return {
+    app,
+    inflight,
+    port,
+    hookGate,
+    handlerStarted: handlerGate.reached,
+    open: handlerGate.open,
+    handlerSettled,
+    connectionClosed,
+  };
 }
 
 function postWholeBody(port: number): http.ClientRequest {
@@ -87,6 +110,41 @@ describe('requests in flight', () => {
     expect(server.inflight.pending).toBe(1);
     server.open();
     await server.handlerSettled;
+    await afterTurns();
+    expect(server.inflight.pending).toBe(0);
+  });
+
+  // The API key's check and the idempotency key's claim run before the handler; the handler still runs when the
+  // client has hung up meanwhile, and must not find the database closed.
+  it('counts a request whose client hung up while a hook was at work until its handler settles', async () => {
+    const server = await gatedServer({ outcome: 'pass' });
+    apps.push(server.app);
+    const request = postWholeBody(server.port);
+    await server.hookGate.reached;
+    request.destroy();
+    await server.connectionClosed;
+    await afterTurns();
+    expect(server.inflight.pending).toBe(1);
+    server.hookGate.open();
+    await server.handlerStarted;
+    await afterTurns();
+    expect(server.inflight.pending).toBe(1);
+    server.open();
+    await server.handlerSettled;
+    await afterTurns();
+    expect(server.inflight.pending).toBe(0);
+  });
+
+  it('counts a request whose client hung up while a hook was at work until the hook has refused it', async () => {
+    const server = await gatedServer({ outcome: 'refuse' });
+    apps.push(server.app);
+    const request = postWholeBody(server.port);
+    await server.hookGate.reached;
+    request.destroy();
+    await server.connectionClosed;
+    await afterTurns();
+    expect(server.inflight.pending).toBe(1);
+    server.hookGate.open();
     await afterTurns();
     expect(server.inflight.pending).toBe(0);
   });

@@ -47,14 +47,17 @@ export class InFlight {
 }
 
 interface RequestState {
-  handlerRunning: boolean;
+  /** Where the request's work is: in the hooks before its handler, in its handler, or past both. */
+  stage: 'hooks' | 'handler' | 'done';
   /** The response closed: sent, or its client gone. */
   closed: boolean;
 }
 
 /**
- * A request is in flight from onRequest until its response closes; one whose client hung up is in flight until its
- * handler has settled. Register before any route, since route handlers are wrapped as they are added.
+ * A request is in flight from onRequest until its response has closed and its work is done: its handler has settled,
+ * or an answer was sent without one (a hook refused the request). A client may hang up while the hooks before the
+ * handler are still at work (the API key's check, the idempotency key's claim); the handler then still runs, and is
+ * counted until it settles. Register before any route, since route handlers are wrapped as they are added.
  *
  * The response's `close` is the one sign that comes in every case: Fastify's onRequestAbort runs only when Node marks
  * the request aborted, which it does not once the whole body has arrived, and onResponse only when the answer
@@ -62,33 +65,50 @@ interface RequestState {
  */
 export function trackRequests(app: FastifyInstance, inflight: InFlight): void {
   const states = new WeakMap<FastifyRequest, RequestState>();
-  const release = (request: FastifyRequest) => {
-    if (states.delete(request)) inflight.exit();
-  };
   // Later in the same turn the onSend hooks start their own counted work (see registerIdempotency).
-  const releaseSoon = (request: FastifyRequest) => setImmediate(() => release(request));
+  const releaseSoon = (request: FastifyRequest) =>
+    setImmediate(() => {
+      if (states.delete(request)) inflight.exit();
+    });
+  const releaseIfFinished = (request: FastifyRequest, state: RequestState) => {
+    if (state.closed && state.stage === 'done') releaseSoon(request);
+  };
 
   app.addHook('onRequest', (request, reply, done) => {
-    const state: RequestState = { handlerRunning: false, closed: false };
+    const state: RequestState = { stage: 'hooks', closed: false };
     states.set(request, state);
     inflight.enter();
     reply.raw.once('close', () => {
       state.closed = true;
-      if (!state.handlerRunning) releaseSoon(request);
+      releaseIfFinished(request, state);
     });
     done();
   });
+  // Every answer passes here, the handler's and one a hook sends instead of it.
+  app.addHook('onSend', (request, _reply, payload, done) => {
+    const state = states.get(request);
+    if (state?.stage === 'hooks') {
+      state.stage = 'done';
+      releaseIfFinished(request, state);
+    }
+    done(null, payload);
+  });
   app.addHook('onRoute', (route) => {
     const handler = route.handler;
-    // Callback-style handlers (static files) return nothing and are left as they are.
     route.handler = function tracked(this: unknown, request, reply) {
       const state = states.get(request);
+      if (state) state.stage = 'handler';
       const result = handler.call(this as never, request, reply) as unknown;
-      if (!state || !(result instanceof Promise)) return result;
-      state.handlerRunning = true;
+      if (!state) return result;
+      // Callback-style handlers (static files) return nothing: their answer is sent, or on its way.
+      if (!(result instanceof Promise)) {
+        state.stage = 'done';
+        releaseIfFinished(request, state);
+        return result;
+      }
       return result.finally(() => {
-        state.handlerRunning = false;
-        if (state.closed) releaseSoon(request);
+        state.stage = 'done';
+        releaseIfFinished(request, state);
       });
     };
   });
