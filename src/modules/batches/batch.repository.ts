@@ -291,6 +291,30 @@ export async function listProcessedSince(db: Db, accountId: number, since: strin
   return rows.map(batchFromRow);
 }
 
+/**
+ * Whether the account has a batch the run still acts on: one not yet processed nor cancelled, or one processed on or
+ * after `processedSince` (its late returns still asked for).
+ */
+export async function hasBatchesUnderWay(
+  db: Db,
+  accountId: number,
+  processedSince: string,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('batches')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where((eb) =>
+      eb.or([
+        eb('state', 'in', ['open', 'build', 'submitted', 'processing']),
+        eb.and([eb('state', '=', 'processed'), eb('action_date', '>=', processedSince)]),
+      ]),
+    )
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Cancelled batches that still have a pending line (a cancel cut short): the run fails those lines. */
 export async function listCancelledWithPendingLines(db: Db, accountId: number): Promise<number[]> {
   const rows = await db
