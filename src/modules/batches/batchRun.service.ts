@@ -104,7 +104,7 @@ export async function runBatches(ctx: ServiceContext): Promise<BatchRunSummary> 
   summary.bundled = await bundleDueDebitOrders(ctx);
   const processedSince = oldestActionDateWithLateReturns(today(ctx));
   // Most accounts on most days have no batch under way: one read instead of the seven the steps make (a test
-  // clock's advance runs them for every day it passes; docs/benchmarks.md, "A test-clock advance").
+  // clock's advance runs them for every day it passes; docs/benchmarks.md, "A day with nothing due").
   if (await repo.hasBatchesUnderWay(ctx.db, ctx.account.id, processedSince)) {
     await followBatchesUnderWay(ctx, processedSince, summary);
   }
