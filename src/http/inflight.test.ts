@@ -116,14 +116,20 @@ describe('requests in flight', () => {
 
   // The API key's check and the idempotency key's claim run before the handler; the handler still runs when the
   // client has hung up meanwhile, and must not find the database closed.
-  it('counts a request whose client hung up while a hook was at work until its handler settles', async () => {
-    const server = await gatedServer({ outcome: 'pass' });
+  /** A server whose client hung up while its hook held the request, once the server has seen the connection close. */
+  async function hungUpDuringHook(outcome: 'pass' | 'refuse') {
+    const server = await gatedServer({ outcome });
     apps.push(server.app);
     const request = postWholeBody(server.port);
     await server.hookGate.reached;
     request.destroy();
     await server.connectionClosed;
     await afterTurns();
+    return server;
+  }
+
+  it('counts a request whose client hung up while a hook was at work until its handler settles', async () => {
+    const server = await hungUpDuringHook('pass');
     expect(server.inflight.pending).toBe(1);
     server.hookGate.open();
     await server.handlerStarted;
@@ -136,13 +142,7 @@ describe('requests in flight', () => {
   });
 
   it('counts a request whose client hung up while a hook was at work until the hook has refused it', async () => {
-    const server = await gatedServer({ outcome: 'refuse' });
-    apps.push(server.app);
-    const request = postWholeBody(server.port);
-    await server.hookGate.reached;
-    request.destroy();
-    await server.connectionClosed;
-    await afterTurns();
+    const server = await hungUpDuringHook('refuse');
     expect(server.inflight.pending).toBe(1);
     server.hookGate.open();
     await afterTurns();
