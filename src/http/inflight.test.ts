@@ -72,6 +72,18 @@ function postWholeBody(port: number): http.ClientRequest {
 
 const afterTurns = () => new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
 
+/** Posts the whole body and hangs up once `reached` has; resolves when the server has seen the connection close. */
+async function hangUpOnce(
+  server: Awaited<ReturnType<typeof gatedServer>>,
+  reached: Promise<void>,
+): Promise<void> {
+  const request = postWholeBody(server.port);
+  await reached;
+  request.destroy();
+  await server.connectionClosed;
+  await afterTurns();
+}
+
 describe('requests in flight', () => {
   const apps: { close(): Promise<unknown> }[] = [];
   afterEach(async () => {
@@ -102,11 +114,7 @@ describe('requests in flight', () => {
   it('counts a request whose client hung up after its whole body until its handler settles, then no longer', async () => {
     const server = await gatedServer();
     apps.push(server.app);
-    const request = postWholeBody(server.port);
-    await server.handlerStarted;
-    request.destroy();
-    await server.connectionClosed;
-    await afterTurns();
+    await hangUpOnce(server, server.handlerStarted);
     expect(server.inflight.pending).toBe(1);
     server.open();
     await server.handlerSettled;
@@ -116,20 +124,10 @@ describe('requests in flight', () => {
 
   // The API key's check and the idempotency key's claim run before the handler; the handler still runs when the
   // client has hung up meanwhile, and must not find the database closed.
-  /** A server whose client hung up while its hook held the request, once the server has seen the connection close. */
-  async function hungUpDuringHook(outcome: 'pass' | 'refuse') {
-    const server = await gatedServer({ outcome });
-    apps.push(server.app);
-    const request = postWholeBody(server.port);
-    await server.hookGate.reached;
-    request.destroy();
-    await server.connectionClosed;
-    await afterTurns();
-    return server;
-  }
-
   it('counts a request whose client hung up while a hook was at work until its handler settles', async () => {
-    const server = await hungUpDuringHook('pass');
+    const server = await gatedServer({ outcome: 'pass' });
+    apps.push(server.app);
+    await hangUpOnce(server, server.hookGate.reached);
     expect(server.inflight.pending).toBe(1);
     server.hookGate.open();
     await server.handlerStarted;
@@ -142,7 +140,9 @@ describe('requests in flight', () => {
   });
 
   it('counts a request whose client hung up while a hook was at work until the hook has refused it', async () => {
-    const server = await hungUpDuringHook('refuse');
+    const server = await gatedServer({ outcome: 'refuse' });
+    apps.push(server.app);
+    await hangUpOnce(server, server.hookGate.reached);
     expect(server.inflight.pending).toBe(1);
     server.hookGate.open();
     await afterTurns();
