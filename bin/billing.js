@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// The `billing` command runs the compiled service, dist/ (scripts/build.mjs compiles src/ into it). In a checkout
-// where a build input changed after the last successful build, it builds first: what runs is never older than the
-// sources.
+// The `billing` command runs the compiled service, dist/bundle/ (scripts/build.mjs compiles and bundles src/). In a
+// checkout where a build input changed after the last successful build, it builds first: what runs is never older
+// than the sources.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -9,7 +9,7 @@ import { builtAtMs, DIST, findTsc, inputsChangedSince, ROOT, SRC, STALE_WARNING 
 
 // A deployment may ship dist/ without src/ on purpose: then there is nothing to compare.
 if (fs.existsSync(SRC) && inputsChangedSince(builtAtMs())) {
-  if (!findTsc() && fs.existsSync(path.join(DIST, 'cli.js'))) {
+  if (!findTsc() && fs.existsSync(path.join(DIST, 'bundle', 'cli.js'))) {
     // `npm ci --omit=dev` next to a checkout: nothing can rebuild, so say once that what runs is older.
     process.stderr.write(`billing: ${STALE_WARNING}\n`);
   } else {
@@ -19,4 +19,4 @@ if (fs.existsSync(SRC) && inputsChangedSince(builtAtMs())) {
     if (build.status !== 0) process.exit(1);
   }
 }
-await import('../dist/cli.js');
+await import('../dist/bundle/cli.js');

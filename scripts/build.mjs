@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * Compiles src/ to dist/ (tsconfig.build.json: `tsc --build`, incremental), the JavaScript that bin/billing.js runs.
+ * Compiles src/ to dist/ (tsconfig.build.json: `tsc --build`, incremental) and bundles that into dist/bundle/
+ * (scripts/bundle.mjs), the JavaScript that bin/billing.js runs.
  * With nothing changed it only compares timestamps (a fraction of a second), so it runs wherever a stale dist/
  * could be used: `npm install` (prepare), bin/billing.js when a build input is newer than the last build (so
  * `npm start` and `npx billing`), the test suite (test/helpers/globalSetup.ts).
@@ -23,6 +24,7 @@ import {
   STALE_WARNING,
   STAMP,
 } from '../bin/buildState.mjs';
+import { BUNDLE, bundleDist } from './bundle.mjs';
 
 const LOCK = path.join(ROOT, '.build.lock');
 const LOCK_WAIT_MS = 180_000;
@@ -79,6 +81,7 @@ function lock() {
 function removeOrphans(dir) {
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
     const output = path.join(dir, entry.name);
+    if (output === BUNDLE) continue; // scripts/bundle.mjs writes it anew
     const source = path.join(SRC, path.relative(DIST, output));
     if (entry.isDirectory()) {
       removeOrphans(output);
@@ -111,11 +114,11 @@ function copyTemplates(dir) {
   }
 }
 
-function main() {
+async function main() {
   const tsc = findTsc();
   if (!tsc) {
     // A production install (`npm ci --omit=dev`) has no compiler; it runs the dist/ built before (docs/operations.md).
-    if (!fs.existsSync(path.join(DIST, 'cli.js')))
+    if (!fs.existsSync(path.join(BUNDLE, 'cli.js')))
       fail(
         'TypeScript is not installed and dist/ is missing: run `npm install` (with dev dependencies), then `npm run build`',
       );
@@ -140,7 +143,11 @@ function main() {
     }
     if (fs.existsSync(DIST)) removeOrphans(DIST);
     copyTemplates(SRC);
-    fs.mkdirSync(DIST, { recursive: true });
+    try {
+      await bundleDist();
+    } catch (error) {
+      fail(`bundling dist/ failed: ${error.message.split('\n')[0]}`);
+    }
     fs.writeFileSync(STAMP, `${startedAt.toISOString()}\n`);
     // Dated when the build started: a source saved while tsc ran is newer, so the next call builds again.
     fs.utimesSync(STAMP, startedAt, startedAt);
@@ -150,7 +157,7 @@ function main() {
 }
 
 try {
-  main();
+  await main();
 } catch (error) {
   if (!(error instanceof BuildError)) throw error;
   process.stderr.write(`build: ${error.message}\n`);

@@ -84,7 +84,8 @@ const WEBHOOK_STOP_WAIT_MS = 5_000;
 
 /**
  * The PDF threads' entry beside this file: src/documentWorker.ts when the service runs from its sources (tests,
- * benchmarks), dist/documentWorker.js when compiled.
+ * benchmarks), dist/bundle/documentWorker.js when compiled (an entry of the bundle, whose chunks all sit beside it:
+ * scripts/bundle.mjs leaves this module the URL of its chunk).
  */
 const DOCUMENT_WORKER = new URL(
   `./documentWorker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`,

@@ -1,5 +1,5 @@
 /**
- * Loaded with `node --import` into the bill run's measured process, the compiled `billing run` (dist/cli.js), which
+ * Loaded with `node --import` into the bill run's measured process, the compiled `billing run` (dist/bundle/), which
  * knows nothing of the benchmark: it samples the process's memory every 100 ms and, as the process exits, writes what
  * it saw to the file BENCH_MEMORY_PROBE_FILE names, as JSON (bench/billRun/child.ts reads it). Plain JavaScript, so
  * that the process loads no TypeScript loader; it loads nothing but Node's own modules.

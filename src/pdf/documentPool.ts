@@ -128,7 +128,7 @@ export class DocumentPool implements DocumentRenderer {
   #closed = false;
 
   /**
-   * `entry` is the worker's module (src/documentWorker.ts, or its compiled .js in dist/); `wallClock` measures a
+   * `entry` is the worker's module (src/documentWorker.ts, or its compiled .js in dist/bundle/); `wallClock` measures a
    * customer's minutes (real time: no test clock moves them).
    */
   constructor(settings: DocumentSettings, entry: URL, wallClock: Clock = systemClock) {
@@ -438,7 +438,7 @@ export class DocumentPool implements DocumentRenderer {
 /**
  * A worker running `entry`. NOTE: from src/ (tests, benchmarks) the entry is TypeScript, which a worker thread's own
  * loader cannot read: the thread registers tsx's loader (a development dependency) before importing it. From
- * dist/ it is the compiled JavaScript, run as is.
+ * dist/bundle/ it is the compiled JavaScript, run as is.
  */
 function startWorker(entry: URL, workerData: DocumentThreadData): Worker {
   if (!entry.pathname.endsWith('.ts')) return new Worker(entry, { workerData });

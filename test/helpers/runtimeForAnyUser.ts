@@ -4,7 +4,7 @@ import path from 'node:path';
 import { ROOT } from './cli.ts';
 
 /**
- * What `node dist/cli.js` needs (dist/, the packages, package.json, fonts/), put in a new directory that every
+ * What `node dist/bundle/cli.js` needs (dist/, the packages, package.json, fonts/), put in a new directory that every
  * user may enter, for a test that runs the CLI as another user (`nobody`). The checkout itself may sit in a
  * directory only its owner can enter, as `mktemp -d` makes (mode 0700) or root's home is: that user could not
  * read it. Files are hard-linked (nothing is copied) unless other users could not read them or the link cannot be
@@ -12,7 +12,7 @@ import { ROOT } from './cli.ts';
  * other users cannot reach it where it is.
  */
 export interface RuntimeForAnyUser {
-  /** The directory to run from: `<root>/dist/cli.js`. */
+  /** The directory to run from: `<root>/dist/bundle/cli.js`. */
   root: string;
   /** The node binary that other users can run. */
   node: string;

@@ -144,9 +144,9 @@ describe('a database file the service cannot write: exit status 1', () => {
 
   /**
    * The SQLite file exists but this user may only read it (another user's file, mode 0644). As root, which may
-   * write anything, the command runs as `nobody`; otherwise the file is made read-only for its owner. dist/cli.js
-   * is run directly: bin/billing.js would try to rebuild dist/ as that user if another process had just changed
-   * a source.
+   * write anything, the command runs as `nobody`; otherwise the file is made read-only for its owner.
+   * dist/bundle/cli.js is run directly: bin/billing.js would try to rebuild dist/ as that user if another process
+   * had just changed a source.
    */
   it.each([['migrate'], ['serve']])('billing %s stops with one line naming the file', async (command) => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'billing-readonly-db-'));
@@ -163,7 +163,7 @@ describe('a database file the service cannot write: exit status 1', () => {
       const from = runtime?.root ?? ROOT;
       const result = spawnSync(
         runtime?.node ?? process.execPath,
-        [path.join(from, 'dist', 'cli.js'), command],
+        [path.join(from, 'dist', 'bundle', 'cli.js'), command],
         {
           cwd: from,
           env: {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { api, killTransient, postAcrossShutdown, runCli, startServer } from '../helpers/cli.ts';
+import { api, basicAuth, killTransient, postAcrossShutdown, runCli, startServer } from '../helpers/cli.ts';
 import type { RunningServer } from '../helpers/cli.ts';
 import { dialect } from '../helpers/service.ts';
 import {
@@ -15,6 +15,7 @@ import {
   withDatabase,
 } from './cli.fixtures.ts';
 import type { TestDatabase } from './cli.fixtures.ts';
+import { renderPdf } from '../invoicing/pdf.fixtures.ts';
 
 // The `billing` command run as a real child process against a database of its own: migrate, account create,
 // serve (cli.account, cli.gateway, cli.errors, cli.help and cli.run test the other commands).
@@ -121,6 +122,31 @@ describe('billing serve', () => {
       LastName: 'Lovelace',
       Email: 'ada@example.com',
     });
+  });
+
+  it('finds the files its modules find beside themselves: the PDF threads, the fonts, the portal templates', async () => {
+    // What runs is dist/bundle/ (scripts/bundle.mjs): each module still finds these where its dist/ file is.
+    const running = server!;
+    const invoice = await api(running.url, demo, 'POST', '/v1/invoices', {
+      customerID,
+      Charges: [{ Descrip: 'Analytical engine', Qty: 1, UnitCostEx: 120 }],
+    });
+    expect(invoice.status, JSON.stringify(invoice.body)).toBe(201);
+    const pdf = await fetch(`${running.url}/v1/invoices/${invoice.body.invoiceID}/pdf`, {
+      headers: { authorization: basicAuth(demo.accountId, demo.apiKey) },
+    });
+    expect(pdf.status).toBe(200);
+    expect(pdf.headers.get('content-type')).toBe('application/pdf');
+    const rendered = renderPdf(Buffer.from(await pdf.arrayBuffer()), 'served-from-bundle');
+    expect(rendered.text).toContain('Analytical engine');
+    expect(rendered.text).toContain('Ada Lovelace');
+    expect(rendered.fonts.join(' ')).toContain('DejaVuSans');
+
+    const slug = `bundle-${process.pid}`;
+    expect((await api(running.url, demo, 'PUT', '/v1/account', { PortalSlug: slug })).status).toBe(204);
+    const signIn = await fetch(`${running.url}/portal/${slug}/login`);
+    expect(signIn.status).toBe(200);
+    expect(await signIn.text()).toMatch(/<form[^>]+method="post"/);
   });
 
   it('the first account is a test account: its clock moves with the printed key, as the docs suggest', async () => {
