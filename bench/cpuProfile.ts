@@ -1,10 +1,14 @@
 // A V8 CPU profile as `node --cpu-prof` writes it (BENCH_CPU_PROFILE_DIR), and what the tools that read one
 // (bench/flameGraph.ts, bench/billRun/profileSummary.ts) share.
+import { existsSync, readFileSync } from 'node:fs';
+import { SourceMap } from 'node:module';
+import type { SourceMapPayload } from 'node:module';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export interface ProfileNode {
   id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber?: number };
   children?: number[];
 }
 
@@ -21,6 +25,32 @@ export function parentsOf(profile: Profile): Map<number, number> {
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
   return parent;
+}
+
+/**
+ * A profile from its file, each frame of the bundle the service runs from (dist/bundle/, scripts/bundle.mjs) put back
+ * at its compiled module in dist/ and that module's line, through the bundle's source maps.
+ */
+export function readProfile(file: string): Profile {
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+  const maps = new Map<string, SourceMap | undefined>();
+  for (const { callFrame } of profile.nodes) {
+    if (!/\/dist\/bundle\/[^/]+\.js$/.test(callFrame.url)) continue;
+    if (!maps.has(callFrame.url)) maps.set(callFrame.url, sourceMapBeside(callFrame.url));
+    const entry = maps.get(callFrame.url)?.findEntry(callFrame.lineNumber, callFrame.columnNumber ?? 0);
+    if (!entry || !('originalSource' in entry)) continue;
+    callFrame.url = new URL(entry.originalSource, callFrame.url).href;
+    callFrame.lineNumber = entry.originalLine;
+    callFrame.columnNumber = entry.originalColumn;
+  }
+  return profile;
+}
+
+/** The source map beside a bundle's file, or undefined where there is none (a profile taken elsewhere). */
+function sourceMapBeside(url: string): SourceMap | undefined {
+  const file = `${fileURLToPath(url)}.map`;
+  if (!existsSync(file)) return undefined;
+  return new SourceMap(JSON.parse(readFileSync(file, 'utf8')) as SourceMapPayload);
 }
 
 /** A script's place: the service's file from src/ (or dist/), a package by its name, Node's own as its URL. */

@@ -9,11 +9,11 @@
  * Each frame is as wide as the samples under it; time the thread was idle is left out, so the width is the CPU
  * time. Hovering a frame shows its function, file and share (the SVG's <title>).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { parentsOf, placeOf } from './cpuProfile.ts';
+import { parentsOf, placeOf, readProfile } from './cpuProfile.ts';
 import type { Profile, ProfileNode } from './cpuProfile.ts';
 
 /** One frame of the graph: the calls along one path merged by name, with the time sampled under them. */
@@ -145,7 +145,7 @@ function main(): void {
     );
     process.exit(2);
   }
-  const profile = JSON.parse(readFileSync(input, 'utf8')) as Profile;
+  const profile = readProfile(input);
   const secondsBeforeEnd = (value: string | undefined) =>
     value === undefined ? undefined : profile.endTime - Number(value) * 1e6;
   const { svg, sampledMs } = flameGraph(profile, {

@@ -5,10 +5,8 @@
  *
  *   npx tsx bench/billRun/profileSummary.ts <file.cpuprofile> [invoices]
  */
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parentsOf, placeOf } from '../cpuProfile.ts';
-import type { Profile } from '../cpuProfile.ts';
+import { parentsOf, placeOf, readProfile } from '../cpuProfile.ts';
 
 /** The parts of the run, by the function that does each (the first found on a sample's stack, from the top). */
 const PARTS: [part: string, functionName: string][] = [
@@ -38,7 +36,7 @@ function fileOf(url: string): string {
 }
 
 function summarise(file: string, invoices: number | undefined): void {
-  const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+  const profile = readProfile(file);
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = parentsOf(profile);
   const self = new Map<string, number>();
