@@ -4,7 +4,7 @@ import addFormats from 'ajv-formats';
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import type { FieldProblem } from '../errors.ts';
 import { isWireDate } from '../core/wireDates.ts';
-import { compiledOnce } from './compiledOnce.ts';
+import { compiledOnce, compiledWhenFirstCalled } from './compiledOnce.ts';
 import { refusingUnknownFields, unknownFieldMessage, writableFieldsAt } from './unknownFields.ts';
 
 function makeAjv(options: Options): Ajv {
@@ -49,9 +49,9 @@ function successSchema(response: FastifySchema['response']): unknown {
 }
 
 /**
- * Compiles every route's schemas. A body refuses fields its operation does not define (unknownFields.ts); what
- * the operation answers, or for an edit answering nothing what a GET of the same path answers, is the resource
- * whose fields a client may send back.
+ * Validates every route's input, each schema compiled when first needed (src/http/compiledOnce.ts). A body refuses
+ * fields its operation does not define (unknownFields.ts); what the operation answers, or for an edit answering
+ * nothing what a GET of the same path answers, is the resource whose fields a client may send back.
  */
 export function registerValidation(app: FastifyInstance): void {
   const answers = new Map<string, unknown>();
@@ -62,9 +62,11 @@ export function registerValidation(app: FastifyInstance): void {
   // Fastify compiles schemas once every route is registered (on ready), so every answer is known by then.
   app.setValidatorCompiler(({ schema, httpPart, method, url }) => {
     if (httpPart !== 'body')
-      return compiledOnce(PART_VALIDATORS, schema, () => coercing.compile(schema as object));
+      return compiledWhenFirstCalled(() =>
+        compiledOnce(PART_VALIDATORS, schema, () => coercing.compile(schema as object)),
+      );
     const resource = answers.get(`${method} ${url}`) ?? answers.get(`GET ${url}`);
-    return bodyValidatorOnce(schema as object, resource);
+    return compiledWhenFirstCalled(() => bodyValidatorOnce(schema as object, resource));
   });
 }
 
