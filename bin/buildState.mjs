@@ -14,8 +14,10 @@ export const DIST = path.join(ROOT, 'dist');
  * Not .tsbuildinfo: tsc leaves that untouched when nothing it compiles changed, and writes it after a failed build.
  */
 export const STAMP = path.join(DIST, '.build-stamp');
-/** The compiler's settings are inputs too. */
-const CONFIGS = ['tsconfig.json', 'tsconfig.build.json'].map((name) => path.join(ROOT, name));
+/** The compiler's and the bundler's settings are inputs too. */
+const CONFIGS = ['tsconfig.json', 'tsconfig.build.json', 'scripts/bundle.mjs'].map((name) =>
+  path.join(ROOT, name),
+);
 
 /** The TypeScript compiler's entry point, or undefined where it is not installed (`npm ci --omit=dev`). */
 export function findTsc() {

@@ -52,7 +52,7 @@ const ownImportMetaUrl = {
   },
 };
 
-/** Writes dist/bundle/ anew from dist/; returns its metafile (which chunk holds which module). */
+/** Writes dist/bundle/ anew from dist/, with meta.json: which of its files holds which module. */
 export async function bundleDist() {
   const esbuild = await import('esbuild');
   fs.rmSync(BUNDLE, { recursive: true, force: true });
@@ -77,5 +77,4 @@ export async function bundleDist() {
     plugins: [ownImportMetaUrl],
   });
   fs.writeFileSync(path.join(BUNDLE, 'meta.json'), JSON.stringify(result.metafile));
-  return result.metafile;
 }

@@ -85,10 +85,13 @@ export async function customerWithBankAccount(
   return { customerId: customer.customerID, paymentMethodId: method.paymentMethodID };
 }
 
+/** What a document is asked with: an account's id and API key (a TestAccount, or a served process's account). */
+type Credentials = Pick<TestAccount, 'accountId' | 'apiKey'>;
+
 /** The invoice's PDF as the API serves it to the account: its status, headers and bytes. */
 export function fetchInvoicePdf(
   baseUrl: string,
-  as: TestAccount,
+  as: Credentials,
   invoiceId: number,
 ): Promise<{ status: number; headers: Headers; body: Buffer }> {
   return fetchApiBytes(baseUrl, as, `/v1/invoices/${invoiceId}/pdf`);
@@ -97,7 +100,7 @@ export function fetchInvoicePdf(
 /** A document of the API (a PDF, a CSV) as bytes, asked as the account. */
 export async function fetchApiBytes(
   baseUrl: string,
-  as: TestAccount,
+  as: Credentials,
   urlPath: string,
 ): Promise<{ status: number; headers: Headers; body: Buffer }> {
   const headers = {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { api, basicAuth, killTransient, postAcrossShutdown, runCli, startServer } from '../helpers/cli.ts';
+import { api, killTransient, postAcrossShutdown, runCli, startServer } from '../helpers/cli.ts';
 import type { RunningServer } from '../helpers/cli.ts';
 import { dialect } from '../helpers/service.ts';
 import {
@@ -15,6 +15,7 @@ import {
   withDatabase,
 } from './cli.fixtures.ts';
 import type { TestDatabase } from './cli.fixtures.ts';
+import { fetchInvoicePdf } from '../helpers/invoices.ts';
 import { renderPdf } from '../invoicing/pdf.fixtures.ts';
 
 // The `billing` command run as a real child process against a database of its own: migrate, account create,
@@ -132,12 +133,10 @@ describe('billing serve', () => {
       Charges: [{ Descrip: 'Analytical engine', Qty: 1, UnitCostEx: 120 }],
     });
     expect(invoice.status, JSON.stringify(invoice.body)).toBe(201);
-    const pdf = await fetch(`${running.url}/v1/invoices/${invoice.body.invoiceID}/pdf`, {
-      headers: { authorization: basicAuth(demo.accountId, demo.apiKey) },
-    });
+    const pdf = await fetchInvoicePdf(running.url, demo, invoice.body.invoiceID);
     expect(pdf.status).toBe(200);
     expect(pdf.headers.get('content-type')).toBe('application/pdf');
-    const rendered = renderPdf(Buffer.from(await pdf.arrayBuffer()), 'served-from-bundle');
+    const rendered = renderPdf(pdf.body, 'served-from-bundle');
     expect(rendered.text).toContain('Analytical engine');
     expect(rendered.text).toContain('Ada Lovelace');
     expect(rendered.fonts.join(' ')).toContain('DejaVuSans');
