@@ -19,15 +19,20 @@ export const BILL_RUN_HEAP_GROWING_PERCENT = 50;
  * setting itself. NOTE: V8 grows each of its two semi-spaces, up to 16 MB, while much of what it allocates survives
  * a scavenge; loading the modules takes them to the maximum (a young generation of 33.6 MB), and a bill run keeps
  * them there. Only the command line sets the maximum (`--max-semi-space-size`; set at run time it changes nothing),
- * but V8 reads the growth factor each time it grows the space, so a factor of 1 stops it where it is: 4 MB each in
- * `billing run` (8.4 MB in all), which has loaded the command-line parser, the configuration and Kysely by then.
- * It took the peak at 100,000 subscriptions from 176–183 to 147–151 MB, for more time in garbage collection; on
- * PostgreSQL, where memory has no target and the run's rate does, V8 sizes it itself (docs/benchmarks.md, "Bill
- * run").
+ * but V8 reads the growth factor each time it grows the space, so a factor of 1 stops it where it is: 1 MB each in
+ * `billing run` run from the bundle (4 MB each when it loaded dist/'s files one by one). It took the peak at 100,000
+ * subscriptions from 189 to 148 MB, for about a third more CPU; on PostgreSQL, where memory has no target and the
+ * run's rate does, V8 sizes it itself (docs/benchmarks.md, "Bill run").
+ * NOTE: V8 raises the factor back to its least of 2 whenever it sets up a new isolate's heap (`Heap::ConfigureHeap`),
+ * which every worker thread's start does: SQLite's checkpoint thread starts once the run has written a megabyte
+ * (src/storage/sqliteCheckpoints.ts), and with the factor back at 2 the young generation grew to 33.6 MB again. So
+ * the factor is set once more as each thread comes online.
  */
 export function keepYoungGenerationSmall(env: NodeJS.ProcessEnv = process.env): void {
   if (isPostgresSetting(env)) return;
-  v8.setFlagsFromString('--semi-space-growth-factor=1');
+  const keep = (): void => v8.setFlagsFromString('--semi-space-growth-factor=1');
+  keep();
+  process.on('worker', (thread) => thread.once('online', keep));
 }
 
 /** Whether DATABASE_URL names PostgreSQL; a setting that cannot be read is reported as the storage opens. */
