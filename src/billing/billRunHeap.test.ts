@@ -29,13 +29,8 @@ function youngGenerationMb(startThread: boolean): { before: number; after: numbe
     churn();
     console.log(JSON.stringify({ before, after: youngMb() }));
   `;
-  const output = execFileSync(
-    process.execPath,
-    [`--max-semi-space-size=${MAX_SEMI_SPACE_MB}`, '--import', 'tsx', '--input-type=module', '-e', program],
-    {
-      encoding: 'utf8',
-    },
-  );
+  const flags = [`--max-semi-space-size=${MAX_SEMI_SPACE_MB}`, '--import', 'tsx', '--input-type=module'];
+  const output = execFileSync(process.execPath, [...flags, '-e', program], { encoding: 'utf8' });
   return JSON.parse(output) as { before: number; after: number };
 }
 
