@@ -1,5 +1,5 @@
 // A V8 CPU profile as `node --cpu-prof` writes it (BENCH_CPU_PROFILE_DIR), and what the tools that read one
-// (bench/flameGraph.ts, bench/billRun/profileSummary.ts) share.
+// (bench/flameGraph.ts, bench/billRun/profileSummary.ts) share; a sampling heap profile read in the same shape.
 import { existsSync, readFileSync } from 'node:fs';
 import { SourceMap } from 'node:module';
 import type { SourceMapPayload } from 'node:module';
@@ -18,6 +18,37 @@ export interface Profile {
   timeDeltas: number[];
   startTime: number;
   endTime: number;
+}
+
+/** A sampling heap profile as the inspector's `HeapProfiler.stopSampling` answers it (`.heapprofile`). */
+interface HeapProfileNode {
+  id: number;
+  callFrame: ProfileNode['callFrame'];
+  children: HeapProfileNode[];
+}
+
+/**
+ * A sampling heap profile in a CPU profile's shape, each sample weighing the bytes it stands for instead of the
+ * microseconds since the last: what reads a CPU profile's samples reads where the memory was allocated.
+ */
+export function readHeapProfile(file: string): Profile {
+  const { head, samples } = JSON.parse(readFileSync(file, 'utf8')) as {
+    head: HeapProfileNode;
+    samples: { size: number; nodeId: number }[];
+  };
+  const nodes: ProfileNode[] = [];
+  const flatten = (node: HeapProfileNode): void => {
+    nodes.push({ id: node.id, callFrame: node.callFrame, children: node.children.map((child) => child.id) });
+    node.children.forEach(flatten);
+  };
+  flatten(head);
+  return {
+    nodes,
+    samples: samples.map((sample) => sample.nodeId),
+    timeDeltas: samples.map((sample) => sample.size),
+    startTime: 0,
+    endTime: 0,
+  };
 }
 
 /** Each node's parent, by id: a sample's stack is its node and the parents above it. */

@@ -1,13 +1,14 @@
 /**
  * The bill run's own process, so that its peak RSS is the bill run's: the compiled `billing run` as it ships
- * (`runCompiledBillRun`), or for the diagnostics that need the run's insides (BENCH_PHASES=1, BENCH_STATEMENTS=1)
- * the benchmark's entry point under tsx calling the bill run itself (`child`).
+ * (`runCompiledBillRun`), or for the diagnostics that need the run's insides (BENCH_PHASES=1, BENCH_STATEMENTS=1,
+ * BENCH_ALLOCATION_PROFILE_DIR) the benchmark's entry point under tsx calling the bill run itself (`child`).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Session } from 'node:inspector/promises';
 import { fileURLToPath } from 'node:url';
 import { writeHeapSnapshot } from 'node:v8';
 import { pino } from 'pino';
@@ -221,6 +222,39 @@ class StatementTimes {
   }
 }
 
+/**
+ * BENCH_ALLOCATION_PROFILE_DIR: where the run allocated its memory, the garbage included (what the young
+ * generation's size makes the collector work on: docs/benchmarks.md, "Bill run"), sampled by V8's heap profiler and
+ * written there as a `.heapprofile` (bench/billRun/profileSummary.ts reads it). Such a run's figures are not the
+ * benchmark's.
+ */
+class AllocationProfile {
+  private constructor(
+    private readonly session: Session,
+    private readonly dir: string,
+  ) {}
+
+  static async start(dir = process.env.BENCH_ALLOCATION_PROFILE_DIR): Promise<AllocationProfile | undefined> {
+    if (dir === undefined) return undefined;
+    const session = new Session();
+    session.connect();
+    await session.post('HeapProfiler.startSampling', {
+      samplingInterval: 16_384,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
+    });
+    return new AllocationProfile(session, dir);
+  }
+
+  async write(): Promise<void> {
+    const { profile } = await this.session.post('HeapProfiler.stopSampling');
+    this.session.disconnect();
+    const file = join(this.dir, `billrun-${process.pid}.heapprofile`);
+    writeFileSync(file, JSON.stringify(profile));
+    process.stderr.write(`[bench child] allocation profile: ${file}\n`);
+  }
+}
+
 /** The table a statement writes, or the first it reads. */
 function kindTable(sql: string): string {
   const match =
@@ -245,6 +279,7 @@ export async function child(input: ChildInput): Promise<ChildResult> {
     mailQueued: () => {},
   };
   await storage.ping();
+  const allocations = await AllocationProfile.start();
   const before = memoryNow();
   const sampler = new MemorySampler();
   const { value: run, time } = await timed(
@@ -254,6 +289,7 @@ export async function child(input: ChildInput): Promise<ChildResult> {
         : { summary: await runBilling(deps, { accountId: input.accountId, asOf: { date: AS_OF } }) },
   );
   const sampledPeak = sampler.stop();
+  await allocations?.write();
   // A busy event loop runs few samples: each phase's own samples count too.
   for (const p of run.phases ?? []) {
     sampledPeak.heapUsedMb = Math.max(sampledPeak.heapUsedMb, p.peakHeapUsedMb);
@@ -295,7 +331,11 @@ export async function child(input: ChildInput): Promise<ChildResult> {
 
 /** Whether this run needs the run's insides, which only the in-process child under tsx can measure. */
 export function diagnosticsInProcess(): boolean {
-  return process.env.BENCH_PHASES === '1' || process.env.BENCH_STATEMENTS === '1';
+  return (
+    process.env.BENCH_PHASES === '1' ||
+    process.env.BENCH_STATEMENTS === '1' ||
+    process.env.BENCH_ALLOCATION_PROFILE_DIR !== undefined
+  );
 }
 
 export function runChild(input: ChildInput): Promise<ChildResult> {

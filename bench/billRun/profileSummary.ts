@@ -1,12 +1,14 @@
 /**
  * What a V8 CPU profile of the bill run's process (BENCH_CPU_PROFILE_DIR) spent its time on: the functions with the
  * most self time, and the time spent under each of the bill run's parts (inclusive, each counted once per sample
- * however deep the recursion), per invoice when given the invoices made.
+ * however deep the recursion), per invoice when given the invoices made. Given a sampling heap profile
+ * (BENCH_ALLOCATION_PROFILE_DIR, `.heapprofile`), the same of the memory allocated, garbage included.
  *
- *   npx tsx bench/billRun/profileSummary.ts <file.cpuprofile> [invoices]
+ *   npx tsx bench/billRun/profileSummary.ts <file.cpuprofile | file.heapprofile> [invoices]
  */
 import path from 'node:path';
-import { parentsOf, placeOf, readProfile } from '../cpuProfile.ts';
+import { parentsOf, placeOf, readHeapProfile, readProfile } from '../cpuProfile.ts';
+import type { Profile } from '../cpuProfile.ts';
 
 /** The parts of the run, by the function that does each (the first found on a sample's stack, from the top). */
 const PARTS: [part: string, functionName: string][] = [
@@ -35,8 +37,33 @@ function fileOf(url: string): string {
   return url.startsWith('node:') ? 'node:' : placeOf(url);
 }
 
-function summarise(file: string, invoices: number | undefined): void {
-  const profile = readProfile(file);
+/** How a sample's weight reads: a CPU profile's in microseconds, a heap profile's in bytes. */
+interface Units {
+  /** What a function's own samples are. */
+  self: string;
+  total: string;
+  perInvoice: string;
+  format: (weight: number) => string;
+  formatPerInvoice: (weight: number) => string;
+}
+
+const TIME: Units = {
+  self: 'Self time',
+  total: 'ms',
+  perInvoice: 'µs/invoice',
+  format: (us) => (us / 1000).toFixed(0),
+  formatPerInvoice: (us) => us.toFixed(1),
+};
+
+const MEMORY: Units = {
+  self: 'Allocated (garbage included)',
+  total: 'MB',
+  perInvoice: 'KB/invoice',
+  format: (bytes) => (bytes / 2 ** 20).toFixed(1),
+  formatPerInvoice: (bytes) => (bytes / 1024).toFixed(2),
+};
+
+function summarise(file: string, profile: Profile, units: Units, invoices: number | undefined): void {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = parentsOf(profile);
   const self = new Map<string, number>();
@@ -60,29 +87,38 @@ function summarise(file: string, invoices: number | undefined): void {
       inclusive.set(name, (inclusive.get(name) ?? 0) + us);
     }
   });
-  const ms = (us: number) => (us / 1000).toFixed(0).padStart(7);
-  const perInvoice = (us: number) => (invoices ? `${(us / invoices).toFixed(1).padStart(7)} µs/invoice` : '');
-  console.log(`${file}: ${ms(total)} ms sampled`);
+  const ms = (weight: number) => `${units.format(weight).padStart(7)} ${units.total}`;
+  const perInvoice = (weight: number) =>
+    invoices ? `${units.formatPerInvoice(weight / invoices).padStart(7)} ${units.perInvoice}` : '';
+  console.log(`${file}: ${ms(total)} sampled`);
   console.log('\nParts (inclusive):');
   for (const [part, fn] of PARTS) {
     const us = inclusive.get(fn) ?? 0;
-    console.log(`${ms(us)} ms ${((100 * us) / total).toFixed(1).padStart(5)} % ${perInvoice(us)}  ${part}`);
+    console.log(`${ms(us)} ${((100 * us) / total).toFixed(1).padStart(5)} % ${perInvoice(us)}  ${part}`);
   }
   console.log(
-    '\nSelf time by file, top 25 (storage/database.ts: the SQLite statements, run synchronously there):',
+    `\n${units.self} by file, top 25 (storage/database.ts: the SQLite statements, run synchronously there):`,
   );
   for (const [file, us] of [...selfByFile].sort((a, b) => b[1] - a[1]).slice(0, 25)) {
-    console.log(`${ms(us)} ms ${((100 * us) / total).toFixed(1).padStart(5)} % ${perInvoice(us)}  ${file}`);
+    console.log(`${ms(us)} ${((100 * us) / total).toFixed(1).padStart(5)} % ${perInvoice(us)}  ${file}`);
   }
-  console.log('\nSelf time, top 30:');
+  console.log(`\n${units.self}, top 30:`);
   for (const [where, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 30)) {
-    console.log(`${ms(us)} ms ${((100 * us) / total).toFixed(1).padStart(5)} %  ${where}`);
+    console.log(`${ms(us)} ${((100 * us) / total).toFixed(1).padStart(5)} %  ${where}`);
   }
 }
 
 const [file, invoices] = process.argv.slice(2);
 if (!file) {
-  process.stderr.write('usage: npx tsx bench/billRun/profileSummary.ts <file.cpuprofile> [invoices]\n');
+  process.stderr.write(
+    'usage: npx tsx bench/billRun/profileSummary.ts <file.cpuprofile | file.heapprofile> [invoices]\n',
+  );
   process.exit(2);
 }
-summarise(file, invoices === undefined ? undefined : Number(invoices));
+const heap = file.endsWith('.heapprofile');
+summarise(
+  file,
+  heap ? readHeapProfile(file) : readProfile(file),
+  heap ? MEMORY : TIME,
+  invoices === undefined ? undefined : Number(invoices),
+);
