@@ -71,40 +71,41 @@ function summarise(file: string, profile: Profile, units: Units, invoices: numbe
   const inclusive = new Map<string, number>();
   let total = 0;
   profile.samples.forEach((sample, i) => {
-    const us = profile.timeDeltas[i] ?? 0;
-    total += us;
+    const weight = profile.timeDeltas[i] ?? 0;
+    total += weight;
     const leaf = byId.get(sample)!;
     const where = `${leaf.callFrame.functionName || '(anonymous)'} ${path.basename(leaf.callFrame.url)}:${leaf.callFrame.lineNumber + 1}`;
-    self.set(where, (self.get(where) ?? 0) + us);
+    self.set(where, (self.get(where) ?? 0) + weight);
     const file = fileOf(leaf.callFrame.url) || leaf.callFrame.functionName;
-    selfByFile.set(file, (selfByFile.get(file) ?? 0) + us);
+    selfByFile.set(file, (selfByFile.get(file) ?? 0) + weight);
     const seen = new Set<string>();
     for (let id: number | undefined = sample; id !== undefined; id = parent.get(id)) {
       const node = byId.get(id)!;
       const name = node.callFrame.functionName;
       if (seen.has(name)) continue;
       seen.add(name);
-      inclusive.set(name, (inclusive.get(name) ?? 0) + us);
+      inclusive.set(name, (inclusive.get(name) ?? 0) + weight);
     }
   });
-  const ms = (weight: number) => `${units.format(weight).padStart(7)} ${units.total}`;
+  const amount = (weight: number) => `${units.format(weight).padStart(7)} ${units.total}`;
   const perInvoice = (weight: number) =>
     invoices ? `${units.formatPerInvoice(weight / invoices).padStart(7)} ${units.perInvoice}` : '';
-  console.log(`${file}: ${ms(total)} sampled`);
+  const share = (weight: number) => `${((100 * weight) / total).toFixed(1).padStart(5)} %`;
+  console.log(`${file}: ${amount(total)} sampled`);
   console.log('\nParts (inclusive):');
   for (const [part, fn] of PARTS) {
-    const us = inclusive.get(fn) ?? 0;
-    console.log(`${ms(us)} ${((100 * us) / total).toFixed(1).padStart(5)} % ${perInvoice(us)}  ${part}`);
+    const weight = inclusive.get(fn) ?? 0;
+    console.log(`${amount(weight)} ${share(weight)} ${perInvoice(weight)}  ${part}`);
   }
   console.log(
     `\n${units.self} by file, top 25 (storage/database.ts: the SQLite statements, run synchronously there):`,
   );
-  for (const [file, us] of [...selfByFile].sort((a, b) => b[1] - a[1]).slice(0, 25)) {
-    console.log(`${ms(us)} ${((100 * us) / total).toFixed(1).padStart(5)} % ${perInvoice(us)}  ${file}`);
+  for (const [file, weight] of [...selfByFile].sort((a, b) => b[1] - a[1]).slice(0, 25)) {
+    console.log(`${amount(weight)} ${share(weight)} ${perInvoice(weight)}  ${file}`);
   }
   console.log(`\n${units.self}, top 30:`);
-  for (const [where, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 30)) {
-    console.log(`${ms(us)} ${((100 * us) / total).toFixed(1).padStart(5)} %  ${where}`);
+  for (const [where, weight] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 30)) {
+    console.log(`${amount(weight)} ${share(weight)}  ${where}`);
   }
 }
 
