@@ -71,7 +71,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('started_at', t.instant, (c) => c.notNull())
     .addColumn('leased_at', t.instant, (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('refund_attempts_open').on('refund_attempts').columns(['state', 'leased_at']).execute();
+  await db.schema
+    .createIndex('refund_attempts_open')
+    .on('refund_attempts')
+    .columns(['state', 'leased_at'])
+    .execute();
 
   // The simulated provider records a refund as a row of its own beside the charge it refunds.
   await db.schema.alterTable('test_gateway_charges').addColumn('refunds_charge_id', 'text').execute();
