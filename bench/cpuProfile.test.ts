@@ -1,11 +1,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Session } from 'node:inspector/promises';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parentsOf, readHeapProfile, readProfile } from './cpuProfile.ts';
+import { parentsOf, readHeapProfile, readProfile, sampleAllocations } from './cpuProfile.ts';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cpu-profile-'));
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -76,18 +75,10 @@ function allocateGarbage(count: number): number {
 
 describe('bench/cpuProfile.ts readHeapProfile', () => {
   it("weighs each sample by its bytes and keeps each function's callers above it", async () => {
-    const session = new Session();
-    session.connect();
-    await session.post('HeapProfiler.startSampling', {
-      samplingInterval: 4096,
-      includeObjectsCollectedByMajorGC: true,
-      includeObjectsCollectedByMinorGC: true,
-    });
+    const stop = await sampleAllocations(4096);
     allocateGarbage(200_000);
-    const { profile } = await session.post('HeapProfiler.stopSampling');
-    session.disconnect();
     const file = path.join(root, 'run.heapprofile');
-    fs.writeFileSync(file, JSON.stringify(profile));
+    fs.writeFileSync(file, JSON.stringify(await stop()));
 
     const read = readHeapProfile(file);
     const byId = new Map(read.nodes.map((node) => [node.id, node]));

@@ -1,6 +1,7 @@
 // A V8 CPU profile as `node --cpu-prof` writes it (BENCH_CPU_PROFILE_DIR), and what the tools that read one
 // (bench/flameGraph.ts, bench/billRun/profileSummary.ts) share; a sampling heap profile read in the same shape.
 import { existsSync, readFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { SourceMap } from 'node:module';
 import type { SourceMapPayload } from 'node:module';
 import path from 'node:path';
@@ -18,6 +19,25 @@ export interface Profile {
   timeDeltas: number[];
   startTime: number;
   endTime: number;
+}
+
+/**
+ * Samples where this process allocates, the garbage included (V8's heap profiler, about every `intervalBytes`
+ * allocated); the function it answers stops the sampling and answers the profile as a `.heapprofile` holds it.
+ */
+export async function sampleAllocations(intervalBytes: number): Promise<() => Promise<unknown>> {
+  const session = new Session();
+  session.connect();
+  await session.post('HeapProfiler.startSampling', {
+    samplingInterval: intervalBytes,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
+  return async () => {
+    const { profile } = await session.post('HeapProfiler.stopSampling');
+    session.disconnect();
+    return profile;
+  };
 }
 
 /** A sampling heap profile as the inspector's `HeapProfiler.stopSampling` answers it (`.heapprofile`). */

@@ -8,7 +8,6 @@ import crypto from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Session } from 'node:inspector/promises';
 import { fileURLToPath } from 'node:url';
 import { writeHeapSnapshot } from 'node:v8';
 import { pino } from 'pino';
@@ -28,6 +27,7 @@ import type { DatabaseTarget } from '../../src/config.ts';
 import { createSecretBox } from '../../src/security/secretBox.ts';
 import { openStorage } from '../../src/storage/database.ts';
 import { BenchError, active, cpuProfileFlags } from '../common.ts';
+import { sampleAllocations } from '../cpuProfile.ts';
 import { MB, MeasuredProcess, timed, vmHwmMb } from '../measuredProcess.ts';
 import { AS_OF } from './population.ts';
 import { modulePorts } from '../../src/modulePorts.ts';
@@ -224,35 +224,19 @@ class StatementTimes {
 
 /**
  * BENCH_ALLOCATION_PROFILE_DIR: where the run allocated its memory, the garbage included (what the young
- * generation's size makes the collector work on: docs/benchmarks.md, "Bill run"), sampled by V8's heap profiler and
- * written there as a `.heapprofile` (bench/billRun/profileSummary.ts reads it). Such a run's figures are not the
- * benchmark's.
+ * generation's size makes the collector work on: docs/benchmarks.md, "Bill run"), written there as a `.heapprofile`
+ * by the function answered (bench/billRun/profileSummary.ts reads it). Such a run's figures are not the benchmark's.
  */
-class AllocationProfile {
-  private constructor(
-    private readonly session: Session,
-    private readonly dir: string,
-  ) {}
-
-  static async start(dir = process.env.BENCH_ALLOCATION_PROFILE_DIR): Promise<AllocationProfile | undefined> {
-    if (dir === undefined) return undefined;
-    const session = new Session();
-    session.connect();
-    await session.post('HeapProfiler.startSampling', {
-      samplingInterval: 16_384,
-      includeObjectsCollectedByMajorGC: true,
-      includeObjectsCollectedByMinorGC: true,
-    });
-    return new AllocationProfile(session, dir);
-  }
-
-  async write(): Promise<void> {
-    const { profile } = await this.session.post('HeapProfiler.stopSampling');
-    this.session.disconnect();
-    const file = join(this.dir, `billrun-${process.pid}.heapprofile`);
-    writeFileSync(file, JSON.stringify(profile));
+async function startAllocationProfile(
+  dir = process.env.BENCH_ALLOCATION_PROFILE_DIR,
+): Promise<(() => Promise<void>) | undefined> {
+  if (dir === undefined) return undefined;
+  const stop = await sampleAllocations(16_384);
+  return async () => {
+    const file = join(dir, `billrun-${process.pid}.heapprofile`);
+    writeFileSync(file, JSON.stringify(await stop()));
     process.stderr.write(`[bench child] allocation profile: ${file}\n`);
-  }
+  };
 }
 
 /** The table a statement writes, or the first it reads. */
@@ -279,7 +263,7 @@ export async function child(input: ChildInput): Promise<ChildResult> {
     mailQueued: () => {},
   };
   await storage.ping();
-  const allocations = await AllocationProfile.start();
+  const writeAllocationProfile = await startAllocationProfile();
   const before = memoryNow();
   const sampler = new MemorySampler();
   const { value: run, time } = await timed(
@@ -289,7 +273,7 @@ export async function child(input: ChildInput): Promise<ChildResult> {
         : { summary: await runBilling(deps, { accountId: input.accountId, asOf: { date: AS_OF } }) },
   );
   const sampledPeak = sampler.stop();
-  await allocations?.write();
+  await writeAllocationProfile?.();
   // A busy event loop runs few samples: each phase's own samples count too.
   for (const p of run.phases ?? []) {
     sampledPeak.heapUsedMb = Math.max(sampledPeak.heapUsedMb, p.peakHeapUsedMb);
